@@ -1,0 +1,35 @@
+# The two commands a newcomer needs: `make demo` and `make test`. Both set up .venv first.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+OUT    ?= out
+
+.PHONY: demo test lint typecheck unit bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+demo: $(STAMP)  ## run the example study end to end: trace -> indicators table -> Markdown report
+	$(BIN)/vcost demo --out $(OUT)
+
+test: lint typecheck unit  ## everything CI runs
+
+lint: $(STAMP)
+	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff format --check src tests bench
+
+typecheck: $(STAMP)
+	$(BIN)/mypy src
+
+unit: $(STAMP)
+	$(BIN)/pytest -n 2 -q
+
+bench: $(STAMP)  ## indicators on 1,000,000 episodes vs a pandas groupby baseline
+	$(BIN)/python bench/bench_indicators.py
+
+clean:
+	rm -rf $(VENV) $(OUT) .mypy_cache .pytest_cache .ruff_cache

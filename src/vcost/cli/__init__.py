@@ -1,0 +1,49 @@
+"""The ``vcost`` command line: a thin layer that parses, calls the library and prints.
+
+Each command group lives in its own module and is registered here. A :class:`VcostError`
+becomes one clear message on stderr and exit code 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from vcost import __version__
+from vcost.cli.indicators_cmd import indicators
+from vcost.cli.spec_cmd import spec
+from vcost.cli.stats_cmd import stats
+from vcost.cli.trace_cmd import trace
+from vcost.errors import VcostError
+
+__all__ = ["cli", "main"]
+
+
+class _Group(click.Group):
+    """A click group that turns vcost errors into a message and exit code 2."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except VcostError as error:
+            click.secho(f"error: {error}", err=True, fg="red")
+            ctx.exit(2)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="vcost")
+def cli() -> None:
+    """vcost: measure what it costs to verify AI output."""
+
+
+cli.add_command(spec)
+cli.add_command(stats)
+cli.add_command(trace)
+cli.add_command(indicators)
+
+
+def main() -> None:
+    """Console entry point."""
+    sys.exit(cli.main(standalone_mode=True))
