@@ -169,6 +169,7 @@ VERIFIER_COLUMNS: tuple[Column, ...] = (
     Column("kind", "str", True, "person or model", tuple(VerifierKind)),
     Column("experience", "str", False, "experience stratum (people)"),
     Column("model_family", "str", False, "model family (models)"),
+    Column("extra", "json", False, "other metadata as a JSON object (screening, model version)"),
 )
 
 EPISODE_COLUMNS: tuple[Column, ...] = (

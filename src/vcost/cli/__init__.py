@@ -12,6 +12,8 @@ from typing import Any
 import click
 
 from vcost import __version__
+from vcost.cli.db_cmd import db
+from vcost.cli.demo_cmd import demo
 from vcost.cli.indicators_cmd import indicators
 from vcost.cli.spec_cmd import spec
 from vcost.cli.stats_cmd import stats
@@ -42,6 +44,8 @@ cli.add_command(spec)
 cli.add_command(stats)
 cli.add_command(trace)
 cli.add_command(indicators)
+cli.add_command(demo)
+cli.add_command(db)
 
 
 def main() -> None:

@@ -1,0 +1,580 @@
+"""The protocol's indicators over a verification trace (Crescitelli et al. 2026, Secs. 5-6).
+
+From check episodes and the answers' ground truth this module derives, per output, per stratum
+and per model (Step 6):
+
+- the four outcomes (correct verdict within budget, wrong verdict split into false accept and
+  false reject, budget exhausted, declared unverifiable); episodes on answers whose ground truth
+  is unresolved are counted apart as indeterminate and enter no rate;
+- success probability within budget Pr[S_B = 1] and its failure decomposition, which sums to
+  1 - success;
+- observed budget consumption E[E_d / B] (equal to E[E_d]/B under one budget);
+- correct-verdict time *conditional on a correct verdict* (never an estimate of latent cost);
+- the effort ratio E[E_d | GT-incorrect] / E[E_d | GT-correct] (budget-dependent, Step 5);
+- premature closures: wrong verdicts at confidence >= tau;
+- the three-state VCE classification of each incorrect output and the envelope;
+- verdict accuracy against ground truth, Krippendorff's alpha on verdicts and the
+  verifier-uncertain flag (reported, never a gate: Step 4);
+- the known-correct baseline and the instrumentation bound m*n*B.
+
+Model-level intervals come from the two-way cluster bootstrap (:mod:`vcost.stats.bootstrap`),
+because the same verifiers judge many outputs; per-output intervals are binomial, by the
+declared method.
+"""
+
+from __future__ import annotations
+
+import math
+import platform
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+
+from vcost import __version__
+from vcost.errors import TraceError
+from vcost.stats.agreement import krippendorff_alpha_counts
+from vcost.stats.bootstrap import percentile_interval, pigeonhole_sums
+from vcost.stats.intervals import IntervalMethod, binomial_intervals
+from vcost.stats.vce import VceEnvelope, VceState, classify_vce_many, vce_envelope
+from vcost.trace import GroundTruth, Role, Termination, Trace, Verdict
+
+if TYPE_CHECKING:
+    from vcost.spec import StudySpec
+
+__all__ = [
+    "Estimate",
+    "IndicatorReport",
+    "IndicatorSettings",
+    "ModelIndicators",
+    "StratumIndicators",
+    "compute_indicators",
+    "instrumentation_bound",
+    "output_table",
+]
+
+Float = NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class IndicatorSettings:
+    """The parts of the measurement specification the indicators need."""
+
+    cost_unit: str = "human-minutes"
+    tau: float = 0.9
+    q: float = 0.5
+    alpha: float = 0.05
+    interval_method: IntervalMethod = "clopper-pearson"
+    agreement_threshold: float = 0.667
+    bootstrap_reps: int = 1000
+    seed: int = 0
+
+    @classmethod
+    def from_spec(cls, spec: StudySpec, **overrides: Any) -> IndicatorSettings:
+        """Settings declared by a study spec (``overrides`` win)."""
+        values: dict[str, Any] = {
+            "cost_unit": str(spec.cost_unit),
+            "tau": spec.tau,
+            "q": spec.q,
+            "alpha": spec.alpha,
+            "interval_method": spec.interval_method,
+            "agreement_threshold": spec.agreement_threshold,
+        }
+        values.update(overrides)
+        return cls(**values)
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A point estimate with its interval (NaN where undefined, e.g. an empty stratum)."""
+
+    value: float
+    lower: float
+    upper: float
+    n: int
+
+
+@dataclass(frozen=True)
+class ConditionalTime:
+    """Effort until a correct verdict, among episodes that reached one (conditional, Step 5)."""
+
+    mean: Estimate
+    median: float
+
+
+@dataclass(frozen=True)
+class StratumIndicators:
+    """Step 5 indicators for one stratum of check episodes."""
+
+    stratum: str
+    episodes: int
+    outputs: int
+    verifiers: int
+    success: Estimate
+    wrong_verdict: Estimate
+    false_accept: Estimate
+    false_reject: Estimate
+    budget_exhausted: Estimate
+    unverifiable: Estimate
+    observed_budget_consumption: Estimate
+    mean_effort: Estimate
+    correct_verdict_time: ConditionalTime
+    premature_closure: Estimate
+    verdict_accuracy: Estimate
+
+
+@dataclass(frozen=True)
+class ModelIndicators:
+    """Step 6 indicators of one model, with its strata."""
+
+    model_id: str
+    strata: dict[str, StratumIndicators]
+    effort_ratio: Estimate
+    vce: VceEnvelope
+    verdicts_per_incorrect_output: tuple[int, int, float]  # min, max, mean
+    agreement_alpha: float
+    verifier_uncertain: bool
+    indeterminate_episodes: int
+    instrumentation_bound: float
+    effort_spent: float
+    excess_consumption_over_baseline: float
+
+
+@dataclass(frozen=True)
+class IndicatorReport:
+    """Everything ``vcost indicators`` reports, stamped with spec, date and versions."""
+
+    settings: IndicatorSettings
+    models: list[ModelIndicators]
+    baseline: StratumIndicators | None
+    outputs: pd.DataFrame
+    spec_hash: str | None
+    computed_at: str
+    versions: dict[str, str]
+    deviations: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form (NaN becomes None)."""
+        body = {
+            "spec_hash": self.spec_hash,
+            "computed_at": self.computed_at,
+            "versions": self.versions,
+            "settings": asdict(self.settings),
+            "deviations": self.deviations,
+            "models": [asdict(m) for m in self.models],
+            "baseline": asdict(self.baseline) if self.baseline else None,
+        }
+        cleaned: dict[str, Any] = _clean(body)
+        return cleaned
+
+
+def _clean(value: Any) -> Any:
+    if isinstance(value, float):
+        return None if math.isnan(value) else value
+    if isinstance(value, dict):
+        return {str(k): _clean(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_clean(v) for v in value]
+    if isinstance(value, np.generic):
+        return _clean(value.item())
+    return value
+
+
+def instrumentation_bound(m: int, n: int, budget: float) -> float:
+    """The protocol's maximum verifier effort m * n * B (Sec. 6, "Cost of instrumentation")."""
+    return float(m) * float(n) * float(budget)
+
+
+# --------------------------------------------------------------------------------------------
+# Episode frame: one row per check episode, outcome flags derived from ground truth.
+
+
+@dataclass(frozen=True)
+class _Episodes:
+    model: NDArray[np.intp]
+    models: list[str]
+    output: NDArray[np.intp]  # index into answers
+    verifier: NDArray[np.intp]
+    resolved: NDArray[np.bool_]
+    incorrect: NDArray[np.bool_]
+    baseline: NDArray[np.bool_]
+    success: NDArray[np.bool_]
+    wrong: NDArray[np.bool_]
+    false_accept: NDArray[np.bool_]
+    false_reject: NDArray[np.bool_]
+    exhausted: NDArray[np.bool_]
+    unverifiable: NDArray[np.bool_]
+    has_verdict: NDArray[np.bool_]
+    accept: NDArray[np.bool_]
+    premature: NDArray[np.bool_]
+    effort: Float
+    usage: Float
+
+
+def _codes(values: pd.Series) -> NDArray[np.intp]:
+    return np.asarray(pd.factorize(values.astype(str), sort=True)[0], dtype=np.intp)
+
+
+def _episodes(trace: Trace, settings: IndicatorSettings) -> _Episodes:
+    ep = trace.episodes
+    ep = ep[ep["block"].astype(str) == "check"]
+    answers = trace.answers
+    answer_index = pd.Index(answers["answer_id"].astype(str))
+    out = np.asarray(answer_index.get_indexer(pd.Index(ep["answer_id"].astype(str))), dtype=np.intp)
+    if (out < 0).any():
+        bad = ep["answer_id"].astype(str).to_numpy()[out < 0][0]
+        raise TraceError(
+            f"episode points to unknown answer '{bad}'",
+            field="answer_id",
+            hint="import the trace with `vcost trace import`, which checks references",
+        )
+    gt = answers["ground_truth"].astype(str).to_numpy()[out]
+    role = (
+        answers["role"].astype(str).to_numpy()[out]
+        if "role" in answers
+        else np.full(out.size, Role.MODEL.value)
+    )
+    models_all = answers["model_id"].astype(str).to_numpy()[out]
+    model_codes, model_names = pd.factorize(pd.Series(models_all), sort=True)
+    term = ep["termination"].astype(str).to_numpy()
+    accept = ep["verdict"].astype(str).to_numpy() == Verdict.ACCEPT.value
+    confidence = pd.to_numeric(ep["confidence"], errors="coerce").to_numpy(dtype=float)
+    effort = pd.to_numeric(ep["effort"]).to_numpy(dtype=float)
+    budget = pd.to_numeric(ep["budget"]).to_numpy(dtype=float)
+
+    resolved = gt != GroundTruth.INDETERMINATE.value
+    incorrect = gt == GroundTruth.INCORRECT.value
+    has_verdict = term == Termination.VERDICT.value
+    right = has_verdict & (accept != incorrect)
+    success = right & resolved
+    wrong = has_verdict & ~right & resolved
+    return _Episodes(
+        model=np.asarray(model_codes, dtype=np.intp),
+        models=[str(m) for m in model_names],
+        output=out,
+        verifier=_codes(ep["verifier_id"]),
+        resolved=resolved,
+        incorrect=incorrect & resolved,
+        baseline=role == Role.BASELINE.value,
+        success=success,
+        wrong=wrong,
+        false_accept=wrong & incorrect,
+        false_reject=wrong & ~incorrect,
+        exhausted=(term == Termination.BUDGET_EXHAUSTED.value) & resolved,
+        unverifiable=(term == Termination.UNVERIFIABLE.value) & resolved,
+        has_verdict=has_verdict & resolved,
+        accept=accept,
+        premature=wrong & (np.nan_to_num(confidence, nan=-1.0) >= settings.tau),
+        effort=effort,
+        usage=effort / budget,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Per output.
+
+
+def output_table(trace: Trace, settings: IndicatorSettings | None = None) -> pd.DataFrame:
+    """One row per answer: outcome counts, success with its binomial interval, VCE state."""
+    s = settings or IndicatorSettings()
+    e = _episodes(trace, s)
+    return _output_table(trace, e, s)
+
+
+def _output_table(trace: Trace, e: _Episodes, s: IndicatorSettings) -> pd.DataFrame:
+    n = len(trace.answers)
+
+    def count(weights: NDArray[np.bool_] | Float | None = None) -> Float:
+        w = None if weights is None else np.asarray(weights, dtype=np.float64)
+        return np.bincount(e.output, weights=w, minlength=n).astype(np.float64)
+
+    episodes = count()
+    success = count(e.success)
+    table = pd.DataFrame(
+        {
+            "answer_id": trace.answers["answer_id"].astype(str).to_numpy(),
+            "model_id": trace.answers["model_id"].astype(str).to_numpy(),
+            "ground_truth": trace.answers["ground_truth"].astype(str).to_numpy(),
+            "verifiers": episodes.astype(int),
+            "correct_verdict": success.astype(int),
+            "false_accept": count(e.false_accept).astype(int),
+            "false_reject": count(e.false_reject).astype(int),
+            "budget_exhausted": count(e.exhausted).astype(int),
+            "unverifiable": count(e.unverifiable).astype(int),
+            "premature_closure": count(e.premature).astype(int),
+        }
+    )
+    resolved = table["ground_truth"].to_numpy() != GroundTruth.INDETERMINATE.value
+    with np.errstate(invalid="ignore", divide="ignore"):
+        table["success"] = np.where(resolved & (episodes > 0), success / episodes, np.nan)
+        table["observed_budget_consumption"] = count(e.usage) / episodes
+    k = success.astype(np.int64)
+    m = episodes.astype(np.int64)
+    ok = resolved & (m > 0)
+    lower = np.full(n, np.nan)
+    upper = np.full(n, np.nan)
+    if ok.any():
+        iv = binomial_intervals(k[ok], m[ok], method=s.interval_method, alpha=s.alpha)
+        lower[ok], upper[ok] = iv.lower, iv.upper
+    table["success_lower"] = lower
+    table["success_upper"] = upper
+    state = np.full(n, "", dtype=object)
+    incorrect = (table["ground_truth"].to_numpy() == GroundTruth.INCORRECT.value) & (m > 0)
+    if incorrect.any():
+        states = classify_vce_many(
+            m[incorrect] - k[incorrect],
+            m[incorrect],
+            q=s.q,
+            alpha=s.alpha,
+            method=s.interval_method,
+        )
+        state[incorrect] = [str(VceState(x)) for x in states]
+    table["vce"] = state
+    if "role" in trace.answers:
+        table.insert(3, "role", trace.answers["role"].astype(str).to_numpy())
+    return table
+
+
+# --------------------------------------------------------------------------------------------
+# Strata and models, with the two-way cluster bootstrap.
+
+_RATES = (
+    "success",
+    "wrong",
+    "false_accept",
+    "false_reject",
+    "exhausted",
+    "unverifiable",
+    "premature",
+)
+_COLUMNS = ("n", *_RATES, "usage", "effort", "verdicts", "right_verdicts", "success_effort")
+_WIDTH = len(_COLUMNS)
+
+
+def _stratum_columns(e: _Episodes, rows: NDArray[np.intp], mask: NDArray[np.bool_]) -> Float:
+    """Per-episode summands of every statistic of one stratum (see ``_COLUMNS``)."""
+    m = mask.astype(np.float64)
+    cols = [m]
+    cols += [getattr(e, name)[rows] * m for name in _RATES]
+    cols.append(e.usage[rows] * m)
+    cols.append(e.effort[rows] * m)
+    cols.append(e.has_verdict[rows] * m)
+    cols.append(e.success[rows] * m)
+    cols.append(e.effort[rows] * e.success[rows] * m)
+    return np.column_stack(cols)
+
+
+def _ratio(num: Float, den: Float) -> Float:
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
+
+
+def _estimate(point: float, reps: Float, n: int, alpha: float) -> Estimate:
+    lower, upper = percentile_interval(reps, alpha=alpha) if n > 0 else (math.nan, math.nan)
+    return Estimate(float(point), lower, upper, n)
+
+
+def _stratum(
+    name: str,
+    e: _Episodes,
+    rows: NDArray[np.intp],
+    mask: NDArray[np.bool_],
+    point: Float,
+    reps: Float,
+    alpha: float,
+) -> StratumIndicators:
+    """Build one stratum's indicators from its block of point and replicate sums."""
+    idx = {c: i for i, c in enumerate(_COLUMNS)}
+    n = int(point[idx["n"]])
+
+    def est(num: str, den: str = "n", count: int | None = None) -> Estimate:
+        value = _ratio(point[[idx[num]]], point[[idx[den]]])[0]
+        rep = _ratio(reps[:, idx[num]], reps[:, idx[den]])
+        return _estimate(value, rep, int(point[idx[den]]) if count is None else count, alpha)
+
+    sel = rows[mask]
+    times = e.effort[sel][e.success[sel]]
+    return StratumIndicators(
+        stratum=name,
+        episodes=n,
+        outputs=int(np.unique(e.output[sel]).size),
+        verifiers=int(np.unique(e.verifier[sel]).size),
+        success=est("success"),
+        wrong_verdict=est("wrong"),
+        false_accept=est("false_accept"),
+        false_reject=est("false_reject"),
+        budget_exhausted=est("exhausted"),
+        unverifiable=est("unverifiable"),
+        observed_budget_consumption=est("usage"),
+        mean_effort=est("effort"),
+        correct_verdict_time=ConditionalTime(
+            mean=est("success_effort", "right_verdicts"),
+            median=float(np.median(times)) if times.size else math.nan,
+        ),
+        premature_closure=est("premature"),
+        verdict_accuracy=est("right_verdicts", "verdicts"),
+    )
+
+
+def _strata_for(
+    e: _Episodes,
+    rows: NDArray[np.intp],
+    masks: Mapping[str, NDArray[np.bool_]],
+    s: IndicatorSettings,
+    unions: Mapping[str, tuple[str, ...]] | None = None,
+) -> tuple[dict[str, StratumIndicators], Float, Float]:
+    """Indicators of several strata of the same episodes, from one bootstrap pass.
+
+    ``masks`` must be disjoint; each stratum in ``unions`` is the union of some of them, so its
+    sums are added up from theirs instead of being bootstrapped again.
+    """
+    names = list(masks)
+    values = np.hstack([_stratum_columns(e, rows, masks[k]) for k in names])
+    sums = pigeonhole_sums(
+        values,
+        pd.factorize(e.verifier[rows])[0],
+        pd.factorize(e.output[rows])[0],
+        reps=s.bootstrap_reps,
+        seed=s.seed,
+    )
+    point = {k: sums.point[i * _WIDTH : (i + 1) * _WIDTH] for i, k in enumerate(names)}
+    reps = {k: sums.replicates[:, i * _WIDTH : (i + 1) * _WIDTH] for i, k in enumerate(names)}
+    all_masks = dict(masks)
+    for union, parts in (unions or {}).items():
+        point[union] = np.sum([point[p] for p in parts], axis=0)
+        reps[union] = np.sum([reps[p] for p in parts], axis=0)
+        all_masks[union] = np.logical_or.reduce([masks[p] for p in parts])
+    order = [*(unions or {}), *names]
+    strata = {k: _stratum(k, e, rows, all_masks[k], point[k], reps[k], s.alpha) for k in order}
+    return (
+        strata,
+        np.concatenate([point[k] for k in order]),
+        np.hstack([reps[k] for k in order]),
+    )
+
+
+def _effort_ratio(names: list[str], point: Float, reps: Float, alpha: float) -> Estimate:
+    """E[E_d | GT-incorrect] / E[E_d | GT-correct] from the stratum blocks of the sums."""
+    i_inc = names.index("gt_incorrect") * _WIDTH
+    i_cor = names.index("gt_correct") * _WIDTH
+    effort = _COLUMNS.index("effort")
+
+    def ratio(x: Float) -> Float:
+        return _ratio(
+            _ratio(x[..., i_inc + effort], x[..., i_inc]),
+            _ratio(x[..., i_cor + effort], x[..., i_cor]),
+        )
+
+    n = int(point[i_inc] + point[i_cor])
+    return _estimate(float(ratio(point)), ratio(reps), n, alpha)
+
+
+def _agreement(e: _Episodes, rows: NDArray[np.intp]) -> float:
+    """Krippendorff's nominal alpha on accept/reject verdicts, units = outputs."""
+    sel = rows[e.has_verdict[rows]]
+    if sel.size == 0:
+        return math.nan
+    unit = pd.factorize(e.output[sel])[0]
+    counts = np.zeros((int(unit.max()) + 1, 2))
+    np.add.at(counts, (unit, e.accept[sel].astype(np.intp)), 1.0)
+    return krippendorff_alpha_counts(counts, level="nominal")
+
+
+def _model(
+    name: str,
+    rows: NDArray[np.intp],
+    e: _Episodes,
+    outputs: pd.DataFrame,
+    budget_sum: float,
+    baseline_usage: float,
+    s: IndicatorSettings,
+) -> ModelIndicators:
+    resolved = e.resolved[rows]
+    masks = {
+        "gt_correct": resolved & ~e.incorrect[rows],
+        "gt_incorrect": e.incorrect[rows],
+    }
+    unions = {"all": ("gt_correct", "gt_incorrect")}
+    strata, point, reps = _strata_for(e, rows, masks, s, unions)
+    mine = outputs[(outputs["model_id"] == name) & (outputs["ground_truth"] == "incorrect")]
+    mine = mine[mine["verifiers"] > 0]
+    verdicts = mine["verifiers"].to_numpy()
+    alpha_value = _agreement(e, rows)
+    correct_usage = strata["gt_correct"].observed_budget_consumption.value
+    return ModelIndicators(
+        model_id=name,
+        strata=strata,
+        effort_ratio=_effort_ratio(list(strata), point, reps, s.alpha),
+        vce=vce_envelope(mine["vce"].tolist()),
+        verdicts_per_incorrect_output=(
+            (int(verdicts.min()), int(verdicts.max()), float(verdicts.mean()))
+            if verdicts.size
+            else (0, 0, math.nan)
+        ),
+        agreement_alpha=alpha_value,
+        verifier_uncertain=bool(math.isnan(alpha_value) or alpha_value < s.agreement_threshold),
+        indeterminate_episodes=int((~resolved).sum()),
+        instrumentation_bound=budget_sum,
+        effort_spent=float(e.effort[rows].sum()),
+        excess_consumption_over_baseline=correct_usage - baseline_usage,
+    )
+
+
+def compute_indicators(
+    trace: Trace,
+    settings: IndicatorSettings | None = None,
+    *,
+    spec: StudySpec | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> IndicatorReport:
+    """Compute the Step 5 and Step 6 indicators of every model in ``trace``.
+
+    ``settings`` default to the spec's declared values when a spec is given. Baseline answers
+    (role ``baseline``) form the known-correct baseline and are not a model.
+    """
+    s = settings or (IndicatorSettings.from_spec(spec) if spec else IndicatorSettings())
+    e = _episodes(trace, s)
+    outputs = _output_table(trace, e, s)
+    checks = trace.episodes[trace.episodes["block"].astype(str) == "check"]
+    budgets = pd.to_numeric(checks["budget"]).to_numpy(dtype=float)
+
+    baseline: StratumIndicators | None = None
+    base_rows = np.flatnonzero(e.baseline)
+    if base_rows.size:
+        strata, _, _ = _strata_for(e, base_rows, {"baseline": e.resolved[base_rows]}, s)
+        baseline = strata["baseline"]
+    baseline_usage = baseline.observed_budget_consumption.value if baseline else math.nan
+
+    models: list[ModelIndicators] = []
+    for code, name in enumerate(e.models):
+        rows = np.flatnonzero((e.model == code) & ~e.baseline)
+        if rows.size == 0:
+            continue
+        if progress:
+            progress(name)
+        models.append(_model(name, rows, e, outputs, float(budgets[rows].sum()), baseline_usage, s))
+
+    return IndicatorReport(
+        settings=s,
+        models=models,
+        baseline=baseline,
+        outputs=outputs,
+        spec_hash=spec.stamp_hash if spec else None,
+        computed_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        versions={
+            "vcost": __version__,
+            "python": platform.python_version(),
+            "numpy": np.__version__,
+            "pandas": pd.__version__,
+        },
+        deviations=[_deviation(d) for d in (spec.deviations if spec else [])],
+    )
+
+
+def _deviation(d: Any) -> dict[str, Any]:
+    dump = getattr(d, "model_dump", None)
+    return dict(dump(mode="json")) if callable(dump) else dict(d)

@@ -1,0 +1,751 @@
+"""The store: a SQLite file (default) or a PostgreSQL database holding every stage's rows.
+
+Rules (DESIGN.md) and how they are kept:
+
+- **Append, never rewrite.** Every write appends rows; a row whose id is already stored is a
+  no-op when its content is equal and a :class:`~vcost.errors.TraceError` naming the id when it
+  differs. Episodes and events are also append-only in the database itself: triggers refuse
+  UPDATE and DELETE. Nothing in this API updates or deletes.
+- **One transaction per write.** :meth:`Store.import_trace` checks every row of every table
+  before inserting any, inside one transaction; any failure leaves the store as it was.
+- **Validated in, validated out.** Imports go through :func:`vcost.trace_io.validate_trace`;
+  :meth:`Store.load_trace` returns a trace with the same canonical types as
+  :func:`vcost.trace_io.read_trace`, rows in the order they were appended.
+- **Schema versions.** Opening a store applies missing migrations (:mod:`._migrations`).
+
+SQLite runs in WAL mode with foreign keys on; write transactions start with ``BEGIN IMMEDIATE``
+so concurrent writers queue instead of failing half-way. A PostgreSQL URL may select a schema
+with ``?options=-csearch_path%3Dmy_schema``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.pool import StaticPool
+
+from vcost import __version__
+from vcost.errors import InputError, StoreError, TraceError, VcostError
+from vcost.store import _schema as s
+from vcost.store._migrations import LATEST_VERSION, current_version, migrate
+from vcost.trace import (
+    ANSWER_COLUMNS,
+    EPISODE_COLUMNS,
+    EVENT_COLUMNS,
+    VERIFIER_COLUMNS,
+    Column,
+    Trace,
+)
+from vcost.trace_io import MAX_REPORTED_PROBLEMS, canonical_dtype, validate_trace
+
+__all__ = ["DEFAULT_URL_ENV", "ImportReport", "Store"]
+
+DEFAULT_URL_ENV = "VCOST_DATABASE_URL"
+"""Environment variable naming the database when :meth:`Store.open` gets no URL."""
+
+_CHUNK = 500  # ids per IN (...) query
+_INSERT_CHUNK = 5000  # rows per executemany
+_CONTRACT: dict[str, tuple[Column, ...]] = {
+    "answers": ANSWER_COLUMNS,
+    "verifiers": VERIFIER_COLUMNS,
+    "episodes": EPISODE_COLUMNS,
+    "events": EVENT_COLUMNS,
+}
+_KEYS = {
+    "answers": "answer_id",
+    "verifiers": "verifier_id",
+    "episodes": "episode_id",
+    "events": "event_id",
+}
+_REPORT_ORDER = ("tasks", "answers", "verifiers", "episodes", "events")
+
+Record = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    """What a write did: rows added and rows already present (unchanged), per table."""
+
+    added: Mapping[str, int]
+    unchanged: Mapping[str, int]
+    spec_hash: str | None = None
+
+    @property
+    def total_added(self) -> int:
+        """Rows added over all tables."""
+        return sum(self.added.values())
+
+    def __str__(self) -> str:
+        def part(counts: Mapping[str, int]) -> str:
+            items = [f"{counts[t]} {t}" for t in _REPORT_ORDER if counts.get(t)]
+            return ", ".join(items) if items else "nothing"
+
+        text = f"added {part(self.added)}"
+        if any(self.unchanged.values()):
+            text += f"; already stored, unchanged: {part(self.unchanged)}"
+        if self.spec_hash:
+            text += f"; spec {self.spec_hash}"
+        return text
+
+
+@dataclass
+class _Plan:
+    """Rows to append to one table, keyed by ``key``; ``compare`` columns must match if stored."""
+
+    label: str
+    table: sa.Table
+    key: str
+    records: list[Record]
+    compare: tuple[str, ...]
+    added: list[Record] = field(default_factory=list)
+    unchanged: int = 0
+
+
+# --------------------------------------------------------------------------------------------
+# Engines
+
+
+def _resolve_url(url: str | None) -> sa.URL:
+    text = url or os.environ.get(DEFAULT_URL_ENV) or f"sqlite:///{Path.cwd() / 'vcost.db'}"
+    try:
+        parsed = sa.make_url(text)
+    except sa.exc.ArgumentError as error:
+        raise StoreError(
+            f"not a database URL: {text!r}",
+            hint="use sqlite:///path/to/vcost.db or postgresql+psycopg://user@host/db",
+        ) from error
+    if parsed.drivername in ("postgresql", "postgres"):
+        parsed = parsed.set(drivername="postgresql+psycopg")
+    return parsed
+
+
+def _sqlite_engine(url: sa.URL) -> Engine:
+    memory = url.database in (None, "", ":memory:")
+    if memory:
+        engine = sa.create_engine(
+            url, poolclass=StaticPool, connect_args={"check_same_thread": False}
+        )
+    else:
+        engine = sa.create_engine(url, connect_args={"timeout": 30})
+
+    @sa.event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.isolation_level = None  # we issue BEGIN ourselves (transactional DDL)
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA foreign_keys = ON")
+        if not memory:
+            cursor.execute("PRAGMA journal_mode = WAL")
+            cursor.execute("PRAGMA synchronous = NORMAL")
+        cursor.close()
+
+    @sa.event.listens_for(engine, "begin")
+    def _on_begin(conn: Connection) -> None:
+        write = conn.get_execution_options().get("vcost_write", False)
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
+
+    return engine
+
+
+def _create_engine(url: sa.URL) -> Engine:
+    backend = url.get_backend_name()
+    if backend == "sqlite":
+        return _sqlite_engine(url)
+    if backend == "postgresql":
+        return sa.create_engine(url, pool_pre_ping=True)
+    raise StoreError(
+        f"unsupported database {backend!r}",
+        hint="use sqlite:///path/to/vcost.db or postgresql+psycopg://user@host/db",
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Values: frames -> records -> comparable values, and rows -> frames
+
+
+def _python_values(series: pd.Series[Any], dtype: str) -> list[Any]:
+    """A column as plain Python values for the database driver, ``None`` for missing."""
+    missing = series.isna().to_numpy(dtype=bool)
+    if dtype == "float":
+        values: list[Any] = series.to_numpy(dtype=np.float64).tolist()
+    elif dtype == "datetime":
+        values = series.dt.to_pydatetime().tolist()
+    elif dtype == "json":
+        values = [
+            None if m else json.loads(v) for v, m in zip(series.tolist(), missing, strict=True)
+        ]
+    else:
+        values = series.astype(object).tolist()
+    return [None if m else v for v, m in zip(values, missing, strict=True)]
+
+
+def _records(frame: pd.DataFrame, columns: Sequence[Column], **constant: Any) -> list[Record]:
+    names = [c.name for c in columns]
+    data = [_python_values(frame[c.name], c.dtype) for c in columns]
+    extra_names = list(constant)
+    extra_values = [constant[n] for n in extra_names]
+    keys = names + extra_names
+    return [
+        dict(zip(keys, row + extra_values, strict=True))
+        for row in map(list, zip(*data, strict=True))
+    ]
+
+
+def _comparable(value: Any) -> Any:
+    if value is None:
+        return None
+    if isinstance(value, datetime):
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+    if isinstance(value, dict | list):
+        return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value
+
+
+def _series(values: list[Any], column: Column) -> pd.Series[Any]:
+    """Database values of one contract column as a typed Series."""
+    if column.dtype == "json":
+        values = [
+            None
+            if v is None
+            else json.dumps(v, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+            for v in values
+        ]
+    if column.dtype == "datetime":
+        stamps = pd.to_datetime(pd.Series(values, dtype=object), utc=True)
+        return stamps.astype(canonical_dtype(column))
+    if column.dtype == "float":
+        return pd.Series([np.nan if v is None else v for v in values], dtype=np.float64)
+    if column.dtype in ("int", "bool"):
+        return pd.Series(pd.array(values, dtype=canonical_dtype(column)))
+    return pd.Series(values, dtype=pd.StringDtype(na_value=np.nan))
+
+
+# --------------------------------------------------------------------------------------------
+# The store
+
+
+class Store:
+    """A vcost database. Open with :meth:`Store.open`; use as a context manager or ``close()``."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, url: str | None = None) -> Store:
+        """Open (creating and migrating if needed) the store at ``url``.
+
+        Without ``url``: ``$VCOST_DATABASE_URL``, else the SQLite file ``vcost.db`` in the
+        current directory. URLs: ``sqlite:///path.db``, ``sqlite://`` (in memory),
+        ``postgresql+psycopg://user@host:5432/db`` (``postgresql://`` is read as psycopg).
+        Raises :class:`StoreError` when the database cannot be reached or is newer than this
+        code.
+        """
+        engine = _create_engine(_resolve_url(url))
+        store = cls(engine)
+        try:
+            with store._errors("open the store"), store._write() as conn:
+                migrate(conn, vcost_version=__version__, where=store.url)
+        except BaseException:
+            engine.dispose()
+            raise
+        return store
+
+    def close(self) -> None:
+        """Release the database connections."""
+        self._engine.dispose()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"Store({self.url!r})"
+
+    @property
+    def url(self) -> str:
+        """The database URL, password hidden."""
+        return self._engine.url.render_as_string(hide_password=True)
+
+    @property
+    def backend(self) -> str:
+        """``"sqlite"`` or ``"postgresql"``."""
+        return str(self._engine.dialect.name)
+
+    @property
+    def engine(self) -> Engine:
+        """The SQLAlchemy engine (for read-only queries of your own)."""
+        return self._engine
+
+    @property
+    def schema_version(self) -> int:
+        """The database's schema version (equals the code's after :meth:`open`)."""
+        with self._errors("read the schema version"), self._read() as conn:
+            return current_version(conn)
+
+    latest_schema_version = LATEST_VERSION
+
+    # -- plumbing ----------------------------------------------------------------------------
+
+    @contextmanager
+    def _write(self) -> Iterator[Connection]:
+        with self._engine.connect() as conn:
+            conn.execution_options(vcost_write=True)
+            with conn.begin():
+                yield conn
+
+    @contextmanager
+    def _read(self) -> Iterator[Connection]:
+        with self._engine.connect() as conn, conn.begin():
+            yield conn
+
+    @contextmanager
+    def _errors(self, doing: str) -> Iterator[None]:
+        try:
+            yield
+        except VcostError:
+            raise
+        except sa.exc.IntegrityError as error:
+            raise StoreError(
+                f"cannot {doing}: the database refused the write ({error.orig})",
+                hint="another process may have written the same ids at the same time; retry",
+            ) from error
+        except sa.exc.SQLAlchemyError as error:
+            detail = getattr(error, "orig", None) or error
+            raise StoreError(f"cannot {doing} at {self.url}: {detail}") from error
+
+    # -- counting ----------------------------------------------------------------------------
+
+    def counts(self) -> dict[str, int]:
+        """Rows per table (every table but ``schema_version``)."""
+        tables = [t for t in s.metadata.sorted_tables if t is not s.schema_version]
+        with self._errors("count rows"), self._read() as conn:
+            return {
+                t.name: int(conn.execute(sa.select(sa.func.count()).select_from(t)).scalar_one())
+                for t in tables
+            }
+
+    # -- appending ---------------------------------------------------------------------------
+
+    def _apply(self, conn: Connection, plans: Sequence[_Plan]) -> None:
+        """Check every plan against stored rows, then insert the new rows (caller's transaction).
+
+        Raises :class:`TraceError` listing the ids stored with different content.
+        """
+        conflicts: list[str] = []
+        total_conflicts = 0
+        for plan in plans:
+            table = plan.table
+            by_id = {r[plan.key]: r for r in plan.records}
+            ids = list(by_id)
+            columns = [table.c[plan.key], *(table.c[c] for c in plan.compare)]
+            stored: dict[Any, Any] = {}
+            for start in range(0, len(ids), _CHUNK):
+                chunk = ids[start : start + _CHUNK]
+                query = sa.select(*columns).where(table.c[plan.key].in_(chunk))
+                for row in conn.execute(query):
+                    stored[row[0]] = row
+            for record in plan.records:
+                old = stored.get(record[plan.key])
+                if old is None:
+                    plan.added.append(record)
+                    continue
+                diffs = [
+                    (name, old[i + 1], record[name])
+                    for i, name in enumerate(plan.compare)
+                    if _comparable(old[i + 1]) != _comparable(record[name])
+                ]
+                if not diffs:
+                    plan.unchanged += 1
+                    continue
+                total_conflicts += 1
+                if len(conflicts) < MAX_REPORTED_PROBLEMS:
+                    name, was, new = diffs[0]
+                    more = f" and {len(diffs) - 1} more field(s)" if len(diffs) > 1 else ""
+                    conflicts.append(
+                        f"{plan.label}: {plan.key} {record[plan.key]!r} is already stored with "
+                        f"different content (field '{name}': stored {_comparable(was)!r}, "
+                        f"new {_comparable(new)!r}{more})"
+                    )
+        if total_conflicts:
+            text = [f"refused: {total_conflicts} row(s) would rewrite stored rows:"]
+            text += [f"  {c}" for c in conflicts]
+            if total_conflicts > len(conflicts):
+                text.append(f"  ... and {total_conflicts - len(conflicts)} more")
+            text.append("  (stages never rewrite earlier rows: give a changed row a new id)")
+            raise TraceError("\n".join(text))
+        for plan in plans:
+            for start in range(0, len(plan.added), _INSERT_CHUNK):
+                conn.execute(plan.table.insert(), plan.added[start : start + _INSERT_CHUNK])
+
+    def _trace_plans(self, trace: Trace, *, spec_hash: str | None, now: datetime) -> list[_Plan]:
+        task_ids = pd.unique(
+            pd.concat([trace.answers["task_id"], trace.episodes["task_id"]]).dropna()
+        )
+        tasks = [{"task_id": str(t), "spec_hash": spec_hash, "created_at": now} for t in task_ids]
+        plans = [_Plan("tasks", s.tasks, "task_id", tasks, ())]
+        frames = {
+            "answers": trace.answers,
+            "verifiers": trace.verifiers,
+            "episodes": trace.episodes,
+            "events": trace.events,
+        }
+        for name, frame in frames.items():
+            columns = _CONTRACT[name]
+            constant: dict[str, Any] = {"created_at": now}
+            if name == "answers":
+                constant["spec_hash"] = spec_hash
+            key = _KEYS[name]
+            plans.append(
+                _Plan(
+                    name,
+                    s.TRACE_TABLES[name],
+                    key,
+                    _records(frame, columns, **constant),
+                    tuple(c.name for c in columns if c.name != key),
+                )
+            )
+        return plans
+
+    def _import(self, conn: Connection, trace: Trace, spec_hash: str | None) -> ImportReport:
+        plans = self._trace_plans(trace, spec_hash=spec_hash, now=datetime.now(UTC))
+        self._apply(conn, plans)
+        return ImportReport(
+            added={p.label: len(p.added) for p in plans},
+            unchanged={p.label: p.unchanged for p in plans},
+            spec_hash=spec_hash,
+        )
+
+    @staticmethod
+    def _stamp(trace: Trace, spec_hash: str | None) -> Trace:
+        if spec_hash is None:
+            return trace
+        stamps = trace.episodes["spec_hash"]
+        other = (stamps.notna() & (stamps != spec_hash)).to_numpy(dtype=bool)
+        if other.any():
+            rows = np.flatnonzero(other)
+            shown = ", ".join(
+                f"{trace.episodes['episode_id'].iloc[i]!r} ({stamps.iloc[i]!r})" for i in rows[:5]
+            )
+            raise TraceError(
+                f"{len(rows)} episode(s) carry another spec hash than {spec_hash!r}: {shown}",
+                field="spec_hash",
+                hint="import them under their own spec hash, or without one",
+            )
+        episodes = trace.episodes.assign(spec_hash=stamps.fillna(spec_hash))
+        return Trace(
+            answers=trace.answers,
+            episodes=episodes,
+            verifiers=trace.verifiers,
+            events=trace.events,
+        )
+
+    def import_trace(
+        self,
+        trace: Trace,
+        *,
+        spec_hash: str | None = None,
+        confidence_levels: Sequence[float] | None = None,
+    ) -> ImportReport:
+        """Validate ``trace`` and append it to the store in one transaction.
+
+        Episodes without a ``spec_hash`` are stamped with ``spec_hash`` (episodes stamped with
+        another hash are refused); answers and tasks new to the store record it too. Rows whose
+        id is already stored with equal content are left alone, so importing the same trace
+        twice is a no-op; a stored id with different content raises :class:`TraceError` naming
+        it, and nothing is written. The trace must be self-contained (its episodes refer to its
+        own answers and verifiers); to append to rows already stored, use :meth:`add_episode`
+        and :meth:`add_events`.
+
+        ``confidence_levels``: the levels a person may report (the spec's). By default that rule
+        is not applied here, because it is study-specific and :func:`vcost.trace_io.read_trace`
+        already applied it when the files were read; every other rule is.
+        """
+        clean = self._stamp(validate_trace(trace, confidence_levels=confidence_levels), spec_hash)
+        with self._errors("import the trace"), self._write() as conn:
+            return self._import(conn, clean, spec_hash)
+
+    def add_episode(
+        self,
+        *,
+        episode_id: str,
+        verifier_id: str,
+        block: str,
+        effort: float,
+        budget: float,
+        termination: str,
+        task_id: str | None = None,
+        answer_id: str | None = None,
+        attempt: int | None = None,
+        started_at: datetime | None = None,
+        ended_at: datetime | None = None,
+        verdict: str | None = None,
+        confidence: float | None = None,
+        reason: str | None = None,
+        passed: bool | None = None,
+        spec_hash: str | None = None,
+        confidence_levels: Sequence[float] | None = None,
+    ) -> bool:
+        """Append one episode whose verifier (and answer, if any) are already stored.
+
+        Validated like a trace row (``confidence_levels`` as in :meth:`import_trace`: pass the
+        spec's levels to check a person's confidence). Returns ``True`` if added, ``False`` if
+        an equal episode was already stored; a different episode under the same id raises
+        :class:`TraceError`.
+        """
+        row = {
+            "episode_id": episode_id,
+            "verifier_id": verifier_id,
+            "block": block,
+            "task_id": task_id,
+            "answer_id": answer_id,
+            "attempt": attempt,
+            "started_at": started_at,
+            "ended_at": ended_at,
+            "effort": effort,
+            "budget": budget,
+            "termination": termination,
+            "verdict": verdict,
+            "confidence": confidence,
+            "reason": reason,
+            "passed": passed,
+            "spec_hash": spec_hash,
+        }
+        episodes = pd.DataFrame({k: pd.Series([v], dtype=object) for k, v in row.items()})
+        with self._errors("add the episode"), self._write() as conn:
+            answers = self._select(conn, "answers", s.answers.c.answer_id == answer_id)
+            verifiers = self._select(conn, "verifiers", s.verifiers.c.verifier_id == verifier_id)
+            trace = validate_trace(
+                Trace(answers=answers, episodes=episodes, verifiers=verifiers),
+                confidence_levels=confidence_levels,
+            )
+            report = self._import(conn, trace, None)
+        return report.added["episodes"] == 1
+
+    def add_events(self, events: pd.DataFrame | Iterable[Mapping[str, Any]]) -> int:
+        """Append events of stored episodes; return how many were new.
+
+        ``events`` is a frame or an iterable of mappings with the events columns
+        (docs/trace-format.md). All or nothing: one invalid event rejects the batch.
+        Re-sending an event already stored (same id, same content) is a no-op.
+        """
+        if isinstance(events, pd.DataFrame):
+            frame = events
+        else:
+            rows = [dict(e) for e in events]
+            names = list(dict.fromkeys(k for r in rows for k in r))
+            frame = pd.DataFrame(
+                {k: pd.Series([r.get(k) for r in rows], dtype=object) for k in names}
+            )
+        if len(frame) == 0:
+            return 0
+        episode_ids = [str(e) for e in pd.unique(frame.get("episode_id", pd.Series()).dropna())]
+        with self._errors("add the events"), self._write() as conn:
+            e = s.episodes
+            episodes = self._select(conn, "episodes", e.c.episode_id.in_(episode_ids))
+            answers = self._select(
+                conn,
+                "answers",
+                s.answers.c.answer_id.in_(
+                    sa.select(e.c.answer_id).where(e.c.episode_id.in_(episode_ids))
+                ),
+            )
+            verifiers = self._select(
+                conn,
+                "verifiers",
+                s.verifiers.c.verifier_id.in_(
+                    sa.select(e.c.verifier_id).where(e.c.episode_id.in_(episode_ids))
+                ),
+            )
+            trace = validate_trace(
+                Trace(answers=answers, episodes=episodes, verifiers=verifiers, events=frame),
+                confidence_levels=None,
+            )
+            report = self._import(conn, trace, None)
+        return report.added["events"]
+
+    def add_spec(
+        self,
+        spec_hash: str,
+        canonical_json: str,
+        *,
+        locked_at: datetime | None = None,
+        vcost_version: str | None = None,
+    ) -> bool:
+        """Record a locked spec; ``True`` if new, ``False`` if already stored identically."""
+        record = {
+            "spec_hash": spec_hash,
+            "canonical_json": canonical_json,
+            "locked_at": locked_at,
+            "vcost_version": vcost_version or __version__,
+            "created_at": datetime.now(UTC),
+        }
+        plan = _Plan("specs", s.specs, "spec_hash", [record], ("canonical_json",))
+        with self._errors("add the spec"), self._write() as conn:
+            try:
+                self._apply(conn, [plan])
+            except TraceError as error:
+                raise InputError(error.message) from None
+        return bool(plan.added)
+
+    def add_rating(
+        self,
+        *,
+        rating_id: str,
+        rater_id: str,
+        scale: str,
+        value: float,
+        answer_id: str | None = None,
+        task_id: str | None = None,
+        at: datetime | None = None,
+        spec_hash: str | None = None,
+    ) -> bool:
+        """Record a rating (e.g. realism, scale ``"ai_written_1_5"``) of a stored answer or task.
+
+        ``True`` if new, ``False`` if already stored identically.
+        """
+        if answer_id is None and task_id is None:
+            raise InputError("a rating needs an answer_id or a task_id", field="answer_id")
+        record = {
+            "rating_id": rating_id,
+            "rater_id": rater_id,
+            "answer_id": answer_id,
+            "task_id": task_id,
+            "scale": scale,
+            "value": float(value),
+            "at": at,
+            "spec_hash": spec_hash,
+            "created_at": datetime.now(UTC),
+        }
+        compare = ("rater_id", "answer_id", "task_id", "scale", "value", "at", "spec_hash")
+        plan = _Plan("ratings", s.ratings, "rating_id", [record], compare)
+        with self._errors("add the rating"), self._write() as conn:
+            self._apply(conn, [plan])
+        return bool(plan.added)
+
+    def add_deviation(
+        self,
+        *,
+        deviation_id: str,
+        spec_hash: str,
+        field: str,
+        description: str,
+        old_value: Any = None,
+        new_value: Any = None,
+        declared_at: datetime | None = None,
+    ) -> bool:
+        """Record a declared deviation from the stored spec ``spec_hash``.
+
+        ``True`` if new, ``False`` if already stored identically.
+        """
+        record = {
+            "deviation_id": deviation_id,
+            "spec_hash": spec_hash,
+            "field": field,
+            "description": description,
+            "old_value": old_value,
+            "new_value": new_value,
+            "declared_at": declared_at or datetime.now(UTC),
+            "created_at": datetime.now(UTC),
+        }
+        compare = ("spec_hash", "field", "description", "old_value", "new_value")
+        plan = _Plan("deviations", s.deviations, "deviation_id", [record], compare)
+        with self._errors("add the deviation"), self._write() as conn:
+            self._apply(conn, [plan])
+        return bool(plan.added)
+
+    # -- loading -----------------------------------------------------------------------------
+
+    def _select(
+        self, conn: Connection, name: str, where: sa.ColumnElement[bool] | None
+    ) -> pd.DataFrame:
+        table = s.TRACE_TABLES[name]
+        columns = _CONTRACT[name]
+        query = sa.select(*(table.c[c.name] for c in columns)).order_by(table.c.seq)
+        if where is not None:
+            query = query.where(where)
+        rows = conn.execute(query).all()
+        data = list(zip(*rows, strict=True)) if rows else [() for _ in columns]
+        return pd.DataFrame(
+            {c.name: _series(list(v), c) for c, v in zip(columns, data, strict=True)}
+        )
+
+    def load_trace(self, *, spec_hash: str | None = None, model_id: str | None = None) -> Trace:
+        """The stored trace, or the part of it selected by ``spec_hash`` and/or ``model_id``.
+
+        Episodes: those stamped with ``spec_hash``; with ``model_id``, the check episodes on
+        that model's answers and the do episodes on those answers' tasks. Answers: those the
+        selected episodes refer to, plus the answers matching the filters directly (model, spec
+        stamp). Verifiers and events: those of the selected episodes. Without filters,
+        everything. Rows come in the order they were appended, with canonical types.
+        """
+        e, a, v, ev = s.episodes, s.answers, s.verifiers, s.events
+        conditions: list[sa.ColumnElement[bool]] = []
+        direct: list[sa.ColumnElement[bool]] = []
+        if spec_hash is not None:
+            conditions.append(e.c.spec_hash == spec_hash)
+            direct.append(a.c.spec_hash == spec_hash)
+        if model_id is not None:
+            mine = sa.select(a.c.answer_id).where(a.c.model_id == model_id)
+            tasks = sa.select(a.c.task_id).where(a.c.model_id == model_id)
+            conditions.append(
+                sa.or_(e.c.answer_id.in_(mine), sa.and_(e.c.block == "do", e.c.task_id.in_(tasks)))
+            )
+            direct.append(a.c.model_id == model_id)
+        selected = sa.and_(*conditions) if conditions else None
+        with self._errors("load the trace"), self._read() as conn:
+            if selected is None:
+                frames = {name: self._select(conn, name, None) for name in _CONTRACT}
+            else:
+                frames = {
+                    "episodes": self._select(conn, "episodes", selected),
+                    "answers": self._select(
+                        conn,
+                        "answers",
+                        sa.or_(
+                            a.c.answer_id.in_(sa.select(e.c.answer_id).where(selected)),
+                            sa.and_(*direct),
+                        ),
+                    ),
+                    "verifiers": self._select(
+                        conn,
+                        "verifiers",
+                        v.c.verifier_id.in_(sa.select(e.c.verifier_id).where(selected)),
+                    ),
+                    "events": self._select(
+                        conn,
+                        "events",
+                        ev.c.episode_id.in_(sa.select(e.c.episode_id).where(selected)),
+                    ),
+                }
+        return validate_trace(
+            Trace(
+                answers=frames["answers"],
+                episodes=frames["episodes"],
+                verifiers=frames["verifiers"],
+                events=frames["events"],
+            ),
+            confidence_levels=None,
+        )

@@ -1,0 +1,148 @@
+"""`vcost trace check/import/export` (and the `vcost db` group) through click's test runner."""
+
+from __future__ import annotations
+
+import csv
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from vcost.cli import cli
+from vcost.cli.db_cmd import db
+from vcost.store import Store
+from vcost.trace_io import EXAMPLE_TRACE, assert_trace_equal, read_trace
+
+
+@pytest.fixture
+def runner() -> CliRunner:
+    return CliRunner()
+
+
+@pytest.fixture
+def db_url(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'cli.db'}"
+
+
+def test_check_prints_counts(runner: CliRunner) -> None:
+    result = runner.invoke(cli, ["trace", "check", str(EXAMPLE_TRACE)])
+    assert result.exit_code == 0, result.output
+    assert "valid trace" in result.output
+    assert (
+        "answers          8  (correct 3, incorrect 4, indeterminate 1; baseline 1" in result.output
+    )
+    assert "verifiers        6  (person 5, model 1)" in result.output
+    assert "check 40: verdict 34, budget_exhausted 3, unverifiable 3; do 5" in result.output
+    assert "events          15" in result.output
+
+
+def test_check_lists_problems_and_exits_2(runner: CliRunner, tmp_path: Path) -> None:
+    bad = tmp_path / "bad"
+    shutil.copytree(EXAMPLE_TRACE, bad)
+    path = bad / "episodes.csv"
+    with path.open(newline="") as handle:
+        rows = list(csv.reader(handle))
+    rows[13][rows[0].index("termination")] = "timeout"
+    rows[13][rows[0].index("verdict")] = ""
+    with path.open("w", newline="") as handle:
+        csv.writer(handle, lineterminator="\n").writerows(rows)
+    result = runner.invoke(cli, ["trace", "check", str(bad)])
+    assert result.exit_code == 2
+    assert (
+        "episodes.csv: line 14: field 'termination': unknown outcome 'timeout'; "
+        "expected one of verdict, budget_exhausted, unverifiable"
+    ) in result.output
+    assert "Traceback" not in result.output
+
+
+def test_check_confidence_levels_option(runner: CliRunner) -> None:
+    result = runner.invoke(
+        cli, ["trace", "check", str(EXAMPLE_TRACE), "--confidence-levels", "0.5,1"]
+    )
+    assert result.exit_code == 2
+    assert "confidence 0.75 is not one of the levels a person may report (0.5, 1)" in (
+        result.output
+    )
+    result = runner.invoke(cli, ["trace", "check", str(EXAMPLE_TRACE), "--confidence-levels", "x"])
+    assert result.exit_code == 2
+    assert "expected numbers separated by commas" in result.output
+
+
+def test_import_export_round_trip(runner: CliRunner, tmp_path: Path, db_url: str) -> None:
+    result = runner.invoke(cli, ["trace", "import", str(EXAMPLE_TRACE), "--db", db_url])
+    assert result.exit_code == 0, result.output
+    assert "added 4 tasks, 8 answers, 6 verifiers, 45 episodes, 15 events" in result.output
+    again = runner.invoke(cli, ["trace", "import", str(EXAMPLE_TRACE), "--db", db_url])
+    assert "added nothing; already stored, unchanged" in again.output
+    for fmt in ("csv", "parquet"):
+        out = tmp_path / fmt
+        result = runner.invoke(cli, ["trace", "export", str(out), "--db", db_url, "--format", fmt])
+        assert result.exit_code == 0, result.output
+        assert (out / f"episodes.{fmt}").exists()
+        assert_trace_equal(read_trace(out), read_trace(EXAMPLE_TRACE))
+    refused = runner.invoke(cli, ["trace", "export", str(tmp_path / "csv"), "--db", db_url])
+    assert refused.exit_code == 2
+    assert "already holds trace files" in refused.output
+    forced = runner.invoke(
+        cli, ["trace", "export", str(tmp_path / "csv"), "--db", db_url, "--force"]
+    )
+    assert forced.exit_code == 0
+
+
+def test_export_selects_by_model(runner: CliRunner, tmp_path: Path, db_url: str) -> None:
+    runner.invoke(cli, ["trace", "import", str(EXAMPLE_TRACE), "--db", db_url])
+    out = tmp_path / "a"
+    result = runner.invoke(
+        cli, ["trace", "export", str(out), "--db", db_url, "--model-id", "example-model-a"]
+    )
+    assert result.exit_code == 0, result.output
+    assert set(read_trace(out).answers["model_id"]) == {"example-model-a"}
+
+
+def test_import_uses_the_environment_url(
+    runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("VCOST_DATABASE_URL", f"sqlite:///{tmp_path / 'env.db'}")
+    result = runner.invoke(cli, ["trace", "import", str(EXAMPLE_TRACE), "--spec-hash", "abc"])
+    assert result.exit_code == 0, result.output
+    assert "spec abc" in result.output
+    with Store.open() as store:
+        assert set(store.load_trace().episodes["spec_hash"]) == {"abc"}
+
+
+def test_bad_import_writes_nothing(runner: CliRunner, tmp_path: Path, db_url: str) -> None:
+    bad = tmp_path / "bad"
+    shutil.copytree(EXAMPLE_TRACE, bad)
+    (bad / "verifiers.csv").unlink()
+    result = runner.invoke(cli, ["trace", "import", str(bad), "--db", db_url])
+    assert result.exit_code == 2
+    assert "verifiers.csv: file missing" in result.output
+    with Store.open(db_url) as store:
+        assert all(n == 0 for n in store.counts().values())
+
+
+def test_store_errors_are_messages_not_tracebacks(runner: CliRunner) -> None:
+    result = runner.invoke(
+        cli, ["trace", "export", "out", "--db", "postgresql://nobody@127.0.0.1:1/x"]
+    )
+    assert result.exit_code == 2
+    assert result.output.startswith("error: cannot open the store")
+    assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("command", [[], ["check"], ["import"], ["export"]])
+def test_help(runner: CliRunner, command: list[str]) -> None:
+    result = runner.invoke(cli, ["trace", *command, "--help"])
+    assert result.exit_code == 0
+    assert "Usage: " in result.output
+
+
+def test_db_group(runner: CliRunner, db_url: str) -> None:
+    result = runner.invoke(db, ["upgrade", "--db", db_url])
+    assert result.exit_code == 0, result.output
+    assert "schema version 1" in result.output
+    runner.invoke(cli, ["trace", "import", str(EXAMPLE_TRACE), "--db", db_url])
+    info = runner.invoke(db, ["info", "--db", db_url])
+    assert info.exit_code == 0
+    assert "episodes            45" in info.output
