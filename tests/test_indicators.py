@@ -73,7 +73,13 @@ def hand_trace() -> Trace:
     )
     episodes["block"] = "check"
     episodes["budget"] = B
-    verifiers = pd.DataFrame({"verifier_id": ["v1", "v2", "v3", "v4"], "kind": "person"})
+    verifiers = pd.DataFrame(
+        {
+            "verifier_id": ["v1", "v2", "v3", "v4"],
+            "kind": "person",
+            "experience": ["junior", "junior", "senior", "senior"],
+        }
+    )
     return Trace(answers=answers, episodes=episodes, verifiers=verifiers)
 
 
@@ -211,3 +217,19 @@ def test_empty_stratum_is_nan_not_an_error() -> None:
     assert inc.episodes == 0
     assert np.isnan(inc.success.value)
     assert report.models[0].vce.outputs == 0
+
+
+def test_experience_strata(report) -> None:  # type: ignore[no-untyped-def]
+    """Step 4 metadata: juniors v1, v2 judged e1 e2 e5 e6 (correct verdicts e1, e6: 2/4);
+    seniors v3, v4 judged e3 e4 e7 e8 (correct verdict e4: 1/4)."""
+    strata = report.models[0].strata
+    assert strata["experience:junior"].success.value == pytest.approx(0.5)
+    assert strata["experience:senior"].success.value == pytest.approx(0.25)
+    assert strata["experience:senior"].verifiers == 2
+
+
+def test_output_effort_columns() -> None:
+    """a1: efforts 4, 2, 10, 6 -> mean 5.5; correct verdicts e1 (4) and e4 (6) -> 5.0."""
+    table = output_table(hand_trace(), SETTINGS).set_index("answer_id")
+    assert table.loc["a1", "mean_effort"] == pytest.approx(5.5)
+    assert table.loc["a1", "correct_verdict_time"] == pytest.approx(5.0)

@@ -199,6 +199,7 @@ class _Episodes:
     models: list[str]
     output: NDArray[np.intp]  # index into answers
     verifier: NDArray[np.intp]
+    experience: NDArray[np.object_]  # the verifier's experience stratum, "" when not recorded
     resolved: NDArray[np.bool_]
     incorrect: NDArray[np.bool_]
     baseline: NDArray[np.bool_]
@@ -217,6 +218,16 @@ class _Episodes:
 
 def _codes(values: pd.Series) -> NDArray[np.intp]:
     return np.asarray(pd.factorize(values.astype(str), sort=True)[0], dtype=np.intp)
+
+
+def _experience(trace: Trace, verifier_ids: pd.Series) -> NDArray[np.object_]:
+    """Each episode's verifier experience (Step 4 metadata for stratified reporting)."""
+    v = trace.verifiers
+    if "experience" not in v or v.empty:
+        return np.full(len(verifier_ids), "", dtype=object)
+    level = v.set_index(v["verifier_id"].astype(str))["experience"].astype(object)
+    mapped = verifier_ids.astype(str).map(level.where(level.notna(), ""))
+    return np.asarray(mapped.fillna("").astype(str).to_numpy(), dtype=object)
 
 
 def _episodes(trace: Trace, settings: IndicatorSettings) -> _Episodes:
@@ -257,6 +268,7 @@ def _episodes(trace: Trace, settings: IndicatorSettings) -> _Episodes:
         models=[str(m) for m in model_names],
         output=out,
         verifier=_codes(ep["verifier_id"]),
+        experience=_experience(trace, ep["verifier_id"]),
         resolved=resolved,
         incorrect=incorrect & resolved,
         baseline=role == Role.BASELINE.value,
@@ -312,6 +324,8 @@ def _output_table(trace: Trace, e: _Episodes, s: IndicatorSettings) -> pd.DataFr
     with np.errstate(invalid="ignore", divide="ignore"):
         table["success"] = np.where(resolved & (episodes > 0), success / episodes, np.nan)
         table["observed_budget_consumption"] = count(e.usage) / episodes
+        table["mean_effort"] = count(e.effort) / episodes
+        table["correct_verdict_time"] = count(e.effort * e.success) / success
     k = success.astype(np.int64)
     m = episodes.astype(np.int64)
     ok = resolved & (m > 0)
@@ -498,6 +512,9 @@ def _model(
         "gt_correct": resolved & ~e.incorrect[rows],
         "gt_incorrect": e.incorrect[rows],
     }
+    experience = e.experience[rows]
+    for level in sorted(set(experience) - {""}):
+        masks[f"experience:{level}"] = resolved & (experience == level)
     unions = {"all": ("gt_correct", "gt_incorrect")}
     strata, point, reps = _strata_for(e, rows, masks, s, unions)
     mine = outputs[(outputs["model_id"] == name) & (outputs["ground_truth"] == "incorrect")]

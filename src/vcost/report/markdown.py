@@ -23,8 +23,9 @@ def _strata_rows(strata: list[StratumIndicators]) -> list[str]:
     ]
     for st in strata:
         cvt = st.correct_verdict_time
+        name = _STRATUM_NAMES.get(st.stratum, st.stratum.replace(":", ": "))
         lines.append(
-            f"| {_STRATUM_NAMES.get(st.stratum, st.stratum)} | {st.episodes} | {st.outputs} | "
+            f"| {name} | {st.episodes} | {st.outputs} | "
             f"{st.verifiers} | {estimate(st.success)} | {estimate(st.wrong_verdict)} "
             f"({number(st.false_accept.value)} / {number(st.false_reject.value)}) | "
             f"{estimate(st.budget_exhausted)} | {estimate(st.unverifiable)} | "
