@@ -12,6 +12,7 @@ prints ``str(error)`` and exits non-zero, the web app answers with ``error.http_
     │   │   └── LockError      a locked field changed without a declared deviation; HTTP 409
     │   └── TraceError         a trace file or row that does not validate
     ├── StatsError             arguments a statistics function cannot use (also a ValueError)
+    ├── SandboxError           the sandbox cannot start or be used safely; HTTP 503
     └── StoreError             the database cannot be reached, migrated or written; HTTP 503
 """
 
@@ -22,6 +23,7 @@ from pathlib import Path
 __all__ = [
     "InputError",
     "LockError",
+    "SandboxError",
     "SpecError",
     "StatsError",
     "StoreError",
@@ -102,6 +104,12 @@ class StatsError(VcostError, ValueError):
     """Arguments a statistics function cannot use, such as k > n or alpha outside (0, 1)."""
 
     http_status = 400
+
+
+class SandboxError(VcostError):
+    """The sandbox cannot be started or used safely, or was given arguments it cannot use."""
+
+    http_status = 503
 
 
 class StoreError(VcostError):

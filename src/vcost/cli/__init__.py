@@ -14,9 +14,11 @@ import click
 from vcost import __version__
 from vcost.cli.db_cmd import db
 from vcost.cli.demo_cmd import demo
+from vcost.cli.grade_cmd import grade
 from vcost.cli.indicators_cmd import indicators
 from vcost.cli.spec_cmd import spec
 from vcost.cli.stats_cmd import stats
+from vcost.cli.tasks_cmd import tasks
 from vcost.cli.trace_cmd import trace
 from vcost.errors import VcostError
 
@@ -46,6 +48,8 @@ cli.add_command(trace)
 cli.add_command(indicators)
 cli.add_command(demo)
 cli.add_command(db)
+cli.add_command(tasks)
+cli.add_command(grade)
 
 
 def main() -> None:

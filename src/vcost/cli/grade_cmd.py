@@ -1,0 +1,88 @@
+"""`vcost grade`: ground truth for answers, from hidden tests run in the sandbox."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.progress import Progress
+from rich.table import Table
+
+from vcost.cli.tasks_cmd import BUNDLED
+from vcost.grader import AnswerGrade, grade_answers, read_answers
+from vcost.sandbox import Sandbox
+from vcost.tasks import load_bank
+
+
+def grades_table(grades: list[AnswerGrade]) -> Table:
+    """One row per answer: tests passed, failed tags, timeouts and the ground-truth label."""
+    table = Table(title=f"{len(grades)} answers graded")
+    for name in ("answer", "task", "passed", "failed tags", "timeouts", "ground truth"):
+        table.add_column(name, overflow="fold")
+    for g in grades:
+        passed = (
+            f"{g.passed}/{g.total}"
+            if g.kind == "code"
+            else (
+                f"{g.value:.4g} vs {g.expected:g}" if g.value is not None else (g.error or g.status)
+            )
+        )
+        colour = "green" if g.ground_truth == "correct" else "red"
+        table.add_row(
+            g.answer_id,
+            g.task_id,
+            passed,
+            ", ".join(g.failed_tags) or "—",
+            str(g.timeouts),
+            f"[{colour}]{g.ground_truth}[/]",
+        )
+    return table
+
+
+@click.command()
+@click.argument("bank", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("answers", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print JSON for machines.")
+@click.option("--workers", type=click.IntRange(min=1), help="Parallel answers (default: cores).")
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write the grades as JSON lines to this file.",
+)
+@click.option(
+    "--unsafe-no-isolation",
+    is_flag=True,
+    help="Run untrusted code without any isolation if no sandbox is available. "
+    "Never use this for code you did not write.",
+)
+def grade(
+    bank: Path,
+    answers: Path,
+    as_json: bool,
+    workers: int | None,
+    out: Path | None,
+    unsafe_no_isolation: bool,
+) -> None:
+    """Grade ANSWERS (JSONL or CSV: answer_id, task_id, code[, model_id, reported]).
+
+    Every answer runs in the sandbox against its task's hidden tests (code) or its task's
+    read-only data.csv (data); comparison happens outside. BANK may be `bundled`.
+    """
+    root = BUNDLED if str(bank) == "bundled" else bank
+    tasks = load_bank(root)
+    todo = read_answers(answers)
+    sandbox = Sandbox("auto", allow_unsafe=unsafe_no_isolation)
+    with Progress(transient=True, disable=as_json) as bar:
+        job = bar.add_task(f"grading ({sandbox.isolation})", total=len(todo))
+        grades = grade_answers(
+            tasks, todo, sandbox=sandbox, workers=workers, progress=lambda _g: bar.advance(job)
+        )
+    rows = [g.to_dict() for g in grades]
+    if out is not None:
+        out.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    if as_json:
+        click.echo(json.dumps({"isolation": str(sandbox.isolation), "grades": rows}, indent=2))
+    else:
+        Console().print(grades_table(grades))

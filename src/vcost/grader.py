@@ -1,0 +1,221 @@
+"""Grade answers against a task bank, in the sandbox, in parallel.
+
+Ground truth is fixed here, before any verification: a code answer is correct iff it passes
+every hidden test; a data answer iff the number its code computes equals the task's answer
+under the task's rounding. Per-test time limits are scaled from the reference solution's own
+time in the same sandbox. Answers are read from JSONL or CSV with the fields
+``answer_id, task_id, code`` and optionally ``model_id`` and ``reported`` (the number a data
+answer states).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from threading import Lock
+from typing import Any
+
+from vcost.errors import InputError
+from vcost.grading import grade_code, grade_data, time_limits
+from vcost.sandbox import Sandbox
+from vcost.tasks import CodeTask, DataTask, Task
+
+__all__ = ["Answer", "AnswerGrade", "grade_answers", "read_answers"]
+
+_FIELDS = ("answer_id", "task_id", "code")
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One answer to grade."""
+
+    answer_id: str
+    task_id: str
+    code: str
+    model_id: str = ""
+    reported: float | None = None
+
+
+@dataclass(frozen=True)
+class AnswerGrade:
+    """The grade of one answer: counts for code, the computed number for data."""
+
+    answer_id: str
+    task_id: str
+    model_id: str
+    kind: str
+    ground_truth: str
+    passed: int
+    failed: int
+    timeouts: int
+    total: int
+    failed_tags: tuple[str, ...]
+    value: float | None = None
+    expected: float | None = None
+    status: str = "ok"
+    error: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        body = asdict(self)
+        body["failed_tags"] = list(self.failed_tags)
+        return body
+
+
+def _answer(row: Mapping[str, Any], source: Path, line: int) -> Answer:
+    for name in _FIELDS:
+        if not isinstance(row.get(name), str) or not row[name].strip():
+            raise InputError(
+                "missing or empty value",
+                source=source,
+                line=line,
+                field=name,
+                hint="every answer needs answer_id, task_id and code",
+            )
+    reported = row.get("reported")
+    if reported in (None, ""):
+        value = None
+    else:
+        try:
+            value = float(reported)
+        except (TypeError, ValueError):
+            raise InputError(
+                f"not a number: {reported!r}", source=source, line=line, field="reported"
+            ) from None
+    return Answer(
+        str(row["answer_id"]),
+        str(row["task_id"]),
+        str(row["code"]),
+        str(row.get("model_id") or ""),
+        value,
+    )
+
+
+def read_answers(path: str | Path) -> list[Answer]:
+    """Answers from a ``.jsonl`` or ``.csv`` file; errors name the file, line and field."""
+    source = Path(path)
+    answers: list[Answer] = []
+    if source.suffix == ".csv":
+        with source.open(newline="", encoding="utf-8") as fh:
+            reader = csv.DictReader(fh)
+            for row in reader:
+                answers.append(_answer(row, source, reader.line_num))
+    else:
+        for number, text in enumerate(source.read_text(encoding="utf-8").splitlines(), 1):
+            if not text.strip():
+                continue
+            try:
+                row = json.loads(text)
+            except json.JSONDecodeError as error:
+                raise InputError(f"not JSON: {error.msg}", source=source, line=number) from None
+            if not isinstance(row, dict):
+                raise InputError("each line must be a JSON object", source=source, line=number)
+            answers.append(_answer(row, source, number))
+    seen: set[str] = set()
+    for a in answers:
+        if a.answer_id in seen:
+            raise InputError(
+                f"duplicate answer_id '{a.answer_id}'", source=source, field="answer_id"
+            )
+        seen.add(a.answer_id)
+    return answers
+
+
+class _Limits:
+    """Per-task test time limits from the reference's own run, computed once per task."""
+
+    def __init__(self, sandbox: Sandbox) -> None:
+        self._sandbox = sandbox
+        self._cache: dict[str, list[float]] = {}
+        self._lock = Lock()
+
+    def __call__(self, task: CodeTask) -> list[float]:
+        with self._lock:
+            if task.id not in self._cache:
+                runs = self._sandbox.call(
+                    task.reference, task.entry_point, [t.args for t in task.tests]
+                )
+                self._cache[task.id] = time_limits([r.elapsed_ms for r in runs])
+            return self._cache[task.id]
+
+
+def _grade_one(answer: Answer, task: Task, sandbox: Sandbox, limits: _Limits) -> AnswerGrade:
+    if isinstance(task, DataTask):
+        g = grade_data(
+            answer.code,
+            csv=task.csv,
+            expected=task.answer,
+            decimals=task.decimals,
+            sandbox=sandbox,
+            reported=answer.reported,
+        )
+        return AnswerGrade(
+            answer.answer_id,
+            task.id,
+            answer.model_id,
+            "data",
+            "correct" if g.correct else "incorrect",
+            int(g.correct),
+            int(not g.correct),
+            int(g.status == "timeout"),
+            1,
+            (),
+            g.value,
+            g.expected,
+            g.status,
+            g.error,
+        )
+    c = grade_code(
+        answer.code,
+        task.entry_point,
+        [t.to_json() for t in task.tests],
+        sandbox=sandbox,
+        float_tolerance=task.float_tolerance,
+        call_seconds=limits(task),
+    )
+    return AnswerGrade(
+        answer.answer_id,
+        task.id,
+        answer.model_id,
+        "code",
+        c.ground_truth,
+        c.passed,
+        c.failed,
+        c.timeouts,
+        c.total,
+        c.failed_tags,
+    )
+
+
+def grade_answers(
+    tasks: Iterable[Task],
+    answers: Sequence[Answer],
+    *,
+    sandbox: Sandbox,
+    workers: int | None = None,
+    progress: Callable[[AnswerGrade], None] | None = None,
+) -> list[AnswerGrade]:
+    """Grade every answer against its task, ``workers`` at a time (default: the cores)."""
+    by_id = {t.id: t for t in tasks}
+    for a in answers:
+        if a.task_id not in by_id:
+            raise InputError(
+                f"answer '{a.answer_id}' names unknown task '{a.task_id}'",
+                field="task_id",
+                hint="grade against the bank it was written for",
+            )
+    limits = _Limits(sandbox)
+
+    def run(answer: Answer) -> AnswerGrade:
+        grade = _grade_one(answer, by_id[answer.task_id], sandbox, limits)
+        if progress:
+            progress(grade)
+        return grade
+
+    with ThreadPoolExecutor(max_workers=workers or os.cpu_count() or 1) as pool:
+        return list(pool.map(run, answers))

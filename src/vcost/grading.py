@@ -1,0 +1,351 @@
+"""Grading: compare what the sandbox returned with the hidden expected values, outside it.
+
+Only the code and the test inputs enter the sandbox (:mod:`vcost.sandbox`); what comes back is
+plain JSON data, and it is compared here, on the host, with the expected values, which never
+enter the sandbox. An object that overrides ``__eq__`` cannot reach this comparison.
+
+Comparison rules (:func:`values_equal`), for JSON values:
+
+- ``bool`` is not a number: ``True`` equals only ``True`` (never ``1``);
+- integers compare exactly; when either side is a float, ``|got - expected| <= tol *
+  max(1, |expected|)``; NaN equals NaN only when both are NaN; infinities compare exactly;
+- lists (and tuples) compare element by element, in order; dicts by their keys and values;
+- strings and ``None`` compare exactly.
+
+Data tasks (:func:`grade_data`) round the script's ``answer`` with :func:`round_answer`, which
+is Python's ``round(float(x), decimals)``: round-half-even on the binary value, the same
+function the reference script's author uses (``round(2.675, 2) == 2.67``, ``round(0.125, 2)
+== 0.12``). ``vcost tasks check`` must round the reference's answer with the same function.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from vcost.errors import InputError
+from vcost.sandbox import CallResult, Sandbox
+
+__all__ = [
+    "CodeGrade",
+    "DataGrade",
+    "TestOutcome",
+    "grade_code",
+    "grade_data",
+    "round_answer",
+    "time_limits",
+    "values_equal",
+]
+
+_DETAIL_CHARS = 300
+
+OutcomeStatus = Literal["passed", "failed", "raised", "timeout", "crashed"]
+
+
+@dataclass(frozen=True)
+class TestOutcome:
+    """One hidden test's outcome; ``detail`` says why it did not pass (None when it did)."""
+
+    __test__ = False  # not a pytest test class
+
+    index: int
+    tags: tuple[str, ...]
+    status: OutcomeStatus
+    detail: str | None
+
+
+@dataclass(frozen=True)
+class CodeGrade:
+    """The grade of one code answer against its task's hidden tests.
+
+    ``failed`` counts every test that neither passed nor timed out (wrong value, unexpected
+    exception, crash); ``timeouts`` the tests that ran out of time. ``failed_tags`` are the
+    tags of all tests that did not pass. ``ground_truth`` is ``"correct"`` iff every test
+    passed.
+    """
+
+    passed: int
+    failed: int
+    timeouts: int
+    total: int
+    failed_tags: tuple[str, ...]
+    outcomes: tuple[TestOutcome, ...]
+    ground_truth: Literal["correct", "incorrect"]
+
+
+@dataclass(frozen=True)
+class DataGrade:
+    """The grade of one data-task answer.
+
+    ``value`` is the number the code computed (unrounded; None if it computed none),
+    ``correct`` whether it equals ``expected`` once both are rounded to ``decimals``.
+    ``status`` is the sandbox status, or ``"not-a-number"`` when ``answer`` is not a finite
+    number. ``reported_matches`` says whether the number the model stated equals what its
+    code computes, after rounding (None when no number was reported or none was computed).
+    """
+
+    value: float | None
+    expected: float
+    decimals: int
+    correct: bool
+    status: str
+    warnings: tuple[str, ...]
+    error: str | None
+    reported: float | None = None
+    reported_matches: bool | None = None
+
+
+# ---------------------------------------------------------------- comparing values
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _numbers_equal(got: int | float, expected: int | float, tol: float) -> bool:
+    if isinstance(got, int) and isinstance(expected, int):
+        return got == expected
+    try:
+        a, b = float(got), float(expected)
+    except OverflowError:  # an int beyond float range against a float
+        return False
+    if math.isnan(a) or math.isnan(b):
+        return math.isnan(a) and math.isnan(b)
+    if math.isinf(a) or math.isinf(b):
+        return a == b
+    return abs(a - b) <= tol * max(1.0, abs(b))
+
+
+def values_equal(got: Any, expected: Any, *, float_tolerance: float = 1e-9) -> bool:
+    """Whether ``got`` equals ``expected`` as JSON values (rules in the module docstring).
+
+    ``expected`` must be JSON data (a value from tests.json); ``got`` may be anything, and is
+    unequal when it is not JSON data. Iterative, so deeply nested values cannot exhaust the
+    stack.
+    """
+    if not (isinstance(float_tolerance, int | float) and float_tolerance >= 0):
+        raise InputError(
+            f"float_tolerance must be a non-negative number, not {float_tolerance!r}",
+            field="float_tolerance",
+        )
+    tol = float(float_tolerance)
+    stack: list[tuple[Any, Any]] = [(got, expected)]
+    while stack:
+        a, b = stack.pop()
+        if isinstance(b, bool) or isinstance(a, bool):
+            if not (type(a) is bool and type(b) is bool and a == b):
+                return False
+        elif b is None:
+            if a is not None:
+                return False
+        elif _is_number(b):
+            if not (_is_number(a) and _numbers_equal(a, b, tol)):
+                return False
+        elif isinstance(b, str):
+            if not (isinstance(a, str) and a == b):
+                return False
+        elif isinstance(b, list | tuple):
+            if not (isinstance(a, list | tuple) and len(a) == len(b)):
+                return False
+            stack.extend(zip(a, b, strict=True))
+        elif isinstance(b, dict):
+            if not (isinstance(a, dict) and a.keys() == b.keys()):
+                return False
+            stack.extend((a[key], b[key]) for key in b)
+        else:
+            raise InputError(f"expected value is not JSON data: {type(b).__name__}")
+    return True
+
+
+# ---------------------------------------------------------------- code tasks
+
+
+def time_limits(
+    reference_ms: Sequence[float],
+    *,
+    factor: float = 10.0,
+    floor_s: float = 1.0,
+    ceiling_s: float = 10.0,
+) -> list[float]:
+    """Per-test time limits (seconds) scaled from the reference solution's own times.
+
+    Each limit is ``factor`` times the reference's time for that test, clamped to
+    ``[floor_s, ceiling_s]``. Feed it the ``elapsed_ms`` of the reference's own sandbox run.
+    """
+    if not (factor > 0 and 0 < floor_s <= ceiling_s and math.isfinite(ceiling_s)):
+        raise InputError(
+            f"time limits need factor > 0 and 0 < floor_s <= ceiling_s "
+            f"(got factor={factor}, floor_s={floor_s}, ceiling_s={ceiling_s})"
+        )
+    limits: list[float] = []
+    for ms in reference_ms:
+        if not (_is_number(ms) and math.isfinite(ms) and ms >= 0):
+            raise InputError(f"a reference time must be a non-negative number, not {ms!r}")
+        limits.append(min(ceiling_s, max(floor_s, factor * float(ms) / 1000.0)))
+    return limits
+
+
+def _short(value: Any) -> str:
+    try:
+        text = json.dumps(value, allow_nan=True)
+    except (TypeError, ValueError, RecursionError):
+        text = "<unprintable>"
+    return text if len(text) <= _DETAIL_CHARS else text[: _DETAIL_CHARS - 3] + "..."
+
+
+def _check_test(index: int, test: Any) -> tuple[tuple[str, ...], str | None]:
+    if not isinstance(test, Mapping):
+        raise InputError(f"test {index} is not an object", row=index)
+    if not isinstance(test.get("args"), list):
+        raise InputError(f"test {index} has no 'args' list", row=index, field="args")
+    has_expected, has_raises = "expected" in test, "raises" in test
+    if has_expected == has_raises:
+        raise InputError(
+            f"test {index} must give exactly one of 'expected' and 'raises'", row=index
+        )
+    raises = test.get("raises")
+    if has_raises and not (isinstance(raises, str) and raises.isidentifier()):
+        raise InputError(
+            f"test {index}: 'raises' must name an exception type", row=index, field="raises"
+        )
+    tags = test.get("tags", [])
+    if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+        raise InputError(f"test {index}: 'tags' must be a list of strings", row=index)
+    return tuple(tags), raises if has_raises else None
+
+
+def _outcome(
+    index: int,
+    tags: tuple[str, ...],
+    raises: str | None,
+    expected: Any,
+    result: CallResult,
+    tol: float,
+) -> TestOutcome:
+    if result.status in ("timeout", "crashed"):
+        return TestOutcome(index, tags, result.status, result.error)
+    if raises is not None:
+        if result.status == "raised":
+            if raises in result.exception_types:
+                return TestOutcome(index, tags, "passed", None)
+            return TestOutcome(index, tags, "raised", f"expected {raises}, got {result.error}")
+        detail = f"expected {raises} to be raised, returned {_short(result.value)}"
+        return TestOutcome(index, tags, "failed", detail)
+    if result.status == "raised":
+        return TestOutcome(index, tags, "raised", result.error)
+    if values_equal(result.value, expected, float_tolerance=tol):
+        return TestOutcome(index, tags, "passed", None)
+    detail = f"expected {_short(expected)}, got {_short(result.value)}"
+    return TestOutcome(index, tags, "failed", detail)
+
+
+def grade_code(
+    code: str,
+    entry_point: str,
+    tests: Sequence[Mapping[str, Any]],
+    *,
+    sandbox: Sandbox,
+    float_tolerance: float = 1e-9,
+    call_seconds: Sequence[float] | float | None = None,
+) -> CodeGrade:
+    """Run ``code`` on every hidden test's inputs in ``sandbox`` and grade it, outside.
+
+    ``tests`` are as in tests.json: ``{"args": [...], "expected": ...}`` or ``{"args": [...],
+    "raises": "ValueError"}``, with ``"tags"``. A ``raises`` test passes iff the call raised
+    an exception whose class, or one of its base classes, has that name. Only the ``args``
+    enter the sandbox.
+    """
+    if not tests:
+        raise InputError("no hidden tests to grade against", hint="a task has at least 20")
+    checked = [_check_test(i, test) for i, test in enumerate(tests)]
+    if not (isinstance(float_tolerance, int | float) and float_tolerance >= 0):
+        raise InputError(
+            f"float_tolerance must be a non-negative number, not {float_tolerance!r}",
+            field="float_tolerance",
+        )
+    results = sandbox.call(
+        code, entry_point, [list(test["args"]) for test in tests], call_seconds=call_seconds
+    )
+    outcomes = tuple(
+        _outcome(i, tags, raises, tests[i].get("expected"), result, float(float_tolerance))
+        for i, ((tags, raises), result) in enumerate(zip(checked, results, strict=True))
+    )
+    passed = sum(o.status == "passed" for o in outcomes)
+    timeouts = sum(o.status == "timeout" for o in outcomes)
+    failed_tags = sorted({tag for o in outcomes if o.status != "passed" for tag in o.tags})
+    return CodeGrade(
+        passed=passed,
+        failed=len(outcomes) - passed - timeouts,
+        timeouts=timeouts,
+        total=len(outcomes),
+        failed_tags=tuple(failed_tags),
+        outcomes=outcomes,
+        ground_truth="correct" if passed == len(outcomes) else "incorrect",
+    )
+
+
+# ---------------------------------------------------------------- data tasks
+
+
+def round_answer(value: float, decimals: int) -> float:
+    """A data task's answer rounded as vcost rounds it: ``round(float(value), decimals)``."""
+    if isinstance(decimals, bool) or not isinstance(decimals, int) or decimals < 0:
+        raise InputError(f"decimals must be a non-negative integer, not {decimals!r}")
+    return round(float(value), decimals)
+
+
+def _finite_number(value: Any) -> bool:
+    return _is_number(value) and math.isfinite(float(value))
+
+
+def grade_data(
+    code: str,
+    *,
+    csv: bytes,
+    expected: float,
+    decimals: int,
+    sandbox: Sandbox,
+    reported: float | None = None,
+) -> DataGrade:
+    """Run a data answer's script against a read-only ``data.csv`` and grade its ``answer``.
+
+    Correct iff the script sets ``answer`` to a finite number that equals ``expected`` once
+    both are rounded with :func:`round_answer`. If ``reported`` (the number the model stated)
+    is given, ``reported_matches`` records whether it equals what the code computes.
+    """
+    if not _finite_number(expected):
+        raise InputError(f"expected must be a finite number, not {expected!r}", field="answer")
+    target = round_answer(expected, decimals)
+    if reported is not None and not _is_number(reported):
+        raise InputError(f"reported must be a number, not {reported!r}", field="reported")
+    result = sandbox.run_script(code, files={"data.csv": csv}, result_name="answer")
+    warnings = tuple(result.warnings)
+    value: float | None = None
+    status: str = result.status
+    error = result.error
+    if result.status == "ok":
+        if _finite_number(result.value):
+            value = float(result.value)
+        else:
+            status, error = "not-a-number", f"answer is not a finite number: {_short(result.value)}"
+    correct = value is not None and round_answer(value, decimals) == target
+    matches: bool | None = None
+    if reported is not None and value is not None:
+        reported_value = float(reported)
+        matches = math.isfinite(reported_value) and round_answer(
+            reported_value, decimals
+        ) == round_answer(value, decimals)
+    return DataGrade(
+        value=value,
+        expected=float(expected),
+        decimals=decimals,
+        correct=correct,
+        status=status,
+        warnings=warnings,
+        error=error,
+        reported=None if reported is None else float(reported),
+        reported_matches=matches,
+    )

@@ -1,0 +1,33 @@
+"""The task bank: its format, loading and validation (docs/task-format.md)."""
+
+from __future__ import annotations
+
+from vcost.tasks._check import BankCheck, Problem, check_bank, check_task, parse_examples
+from vcost.tasks._model import (
+    CHECKLIST,
+    CodeTask,
+    DataTask,
+    Difficulty,
+    Task,
+    TaskRole,
+    TestCase,
+    load_bank,
+    load_task,
+)
+
+__all__ = [
+    "CHECKLIST",
+    "BankCheck",
+    "CodeTask",
+    "DataTask",
+    "Difficulty",
+    "Problem",
+    "Task",
+    "TaskRole",
+    "TestCase",
+    "check_bank",
+    "check_task",
+    "load_bank",
+    "load_task",
+    "parse_examples",
+]

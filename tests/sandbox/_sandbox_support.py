@@ -1,0 +1,53 @@
+"""Helpers shared by the sandbox tests (imported by name: tests/ has no packages)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from vcost.sandbox import bubblewrap_problem
+
+IN_CI = os.environ.get("CI", "").strip().lower() in ("true", "1", "yes")
+
+
+@dataclass
+class Canary:
+    """A world-readable secret file on the host; after the test it must be unread."""
+
+    path: Path
+    secret: str
+    atime: float
+    atime_sensitive: bool
+
+
+def require_bubblewrap() -> None:
+    problem = bubblewrap_problem()
+    if problem is None:
+        return
+    if IN_CI:
+        pytest.fail(f"bubblewrap is required in CI but is not usable: {problem}")
+    pytest.skip(f"bubblewrap is not usable here: {problem}")
+
+
+def host_processes_with(marker: str) -> list[int]:
+    """Host PIDs whose command line contains ``marker``."""
+    found: list[int] = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ")
+        except OSError:
+            continue
+        if marker.encode() in cmdline:
+            found.append(int(entry.name))
+    return found
+
+
+def leftover_cgroups() -> list[Path]:
+    """Run cgroups of this test process that were not removed."""
+    root = Path("/sys/fs/cgroup/pids")
+    return sorted(root.glob(f"**/vcost-run-{os.getpid()}-*")) if root.is_dir() else []

@@ -1,0 +1,597 @@
+"""The attack suite: hostile code against the real bubblewrap sandbox.
+
+Each attack must be contained and graded as a failure or a timeout (never a pass), leave the
+grader working (later calls still right) and the host untouched: no file written outside the
+sandbox, the canary file unread, no process left behind. Every test says what it proves.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import socket
+import textwrap
+from pathlib import Path
+
+import pytest
+from _sandbox_support import Canary, host_processes_with, leftover_cgroups
+
+import vcost
+from vcost.grading import grade_code
+from vcost.sandbox import Sandbox
+
+REPO = Path(vcost.__file__).resolve().parents[2]
+
+
+def hidden_tests_file() -> Path:
+    found = sorted((Path(vcost.__file__).parent / "bank").glob("*/tests.json"))
+    assert found, "the bundled bank has no tests.json to attack"
+    return found[0]
+
+
+def code(text: str) -> str:
+    return textwrap.dedent(text).strip() + "\n"
+
+
+@pytest.fixture(autouse=True)
+def _nothing_left_behind() -> object:
+    yield
+    assert leftover_cgroups() == [], "a run's cgroup was not removed"
+
+
+# ---------------------------------------------------------------- network
+
+
+def test_no_connection_to_the_hosts_loopback(tight: Sandbox) -> None:
+    """A server listening on the host's 127.0.0.1 is unreachable: the sandbox's loopback is
+    its own (network namespace), so the connection is refused and the server gets nothing."""
+    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    server.bind(("127.0.0.1", 0))
+    server.listen(8)
+    server.setblocking(False)
+    port = server.getsockname()[1]
+    attack = code(f"""
+        import socket
+        def attack():
+            out = []
+            for family, address in ((socket.AF_INET, ("127.0.0.1", {port})),
+                                    (socket.AF_INET6, ("::1", {port}))):
+                try:
+                    s = socket.socket(family, socket.SOCK_STREAM)
+                    s.settimeout(0.5)
+                    s.connect(address)
+                    s.sendall(b"stolen")
+                    out.append("connected")
+                except OSError as exc:
+                    out.append(type(exc).__name__)
+            return out
+    """)
+    try:
+        [result] = tight.call(attack, "attack", [[]])
+        assert result.status == "ok", result
+        assert "connected" not in result.value
+        with pytest.raises(BlockingIOError):
+            server.accept()
+    finally:
+        server.close()
+
+
+def test_no_connection_to_outside_addresses(tight: Sandbox) -> None:
+    """Outside addresses are unreachable and names do not resolve (no network at all)."""
+    attack = code("""
+        import socket
+        def attack():
+            out = {}
+            for host in ("1.1.1.1", "8.8.8.8", "10.0.0.1"):
+                try:
+                    socket.create_connection((host, 53), timeout=0.5)
+                    out[host] = "connected"
+                except OSError as exc:
+                    out[host] = type(exc).__name__
+            try:
+                socket.getaddrinfo("example.com", 80)
+                out["dns"] = "resolved"
+            except OSError as exc:
+                out["dns"] = type(exc).__name__
+            return out
+    """)
+    [result] = tight.call(attack, "attack", [[]])
+    assert result.status == "ok", result
+    assert "connected" not in result.value.values()
+    assert result.value["dns"] != "resolved"
+
+
+# ---------------------------------------------------------------- reading the host
+
+
+def test_hidden_tests_and_project_files_are_invisible(tight: Sandbox, canary: Canary) -> None:
+    """The bank's hidden tests, the project's files, /root, /home, /etc/shadow and a
+    world-readable canary on the host cannot be read: none of them exists in the sandbox."""
+    targets = [
+        str(hidden_tests_file()),
+        str(REPO / "pyproject.toml"),
+        "/work/main/pyproject.toml",
+        "/root/.bashrc",
+        "/etc/shadow",
+        "/etc/passwd",
+        str(canary.path),
+    ]
+    attack = code("""
+        import os
+        def attack(paths):
+            out = {}
+            for path in paths:
+                try:
+                    with open(path, "rb") as handle:
+                        out[path] = handle.read().decode("utf-8", "replace")
+                except OSError as exc:
+                    out[path] = "denied:" + type(exc).__name__
+            out["/"] = sorted(os.listdir("/"))
+            for folder in ("/root", "/home", "/work", "/usr/local"):
+                try:
+                    out[folder] = sorted(os.listdir(folder))
+                except OSError as exc:
+                    out[folder] = "denied:" + type(exc).__name__
+            return out
+    """)
+    [result] = tight.call(attack, "attack", [[targets]])
+    assert result.status == "ok", result
+    for path in targets:
+        assert str(result.value[path]).startswith("denied:"), (path, result.value[path])
+    assert canary.secret not in json.dumps(result.value)
+    assert set(result.value["/"]) <= {
+        "bin",
+        "dev",
+        "etc",
+        "lib",
+        "lib32",
+        "lib64",
+        "libx32",
+        "proc",
+        "sbin",
+        "tmp",
+        "usr",
+    }
+    assert str(result.value["/root"]).startswith("denied:")
+    assert str(result.value["/work"]).startswith("denied:")
+    assert result.value["/usr/local"] == []
+
+
+def test_host_processes_are_invisible(tight: Sandbox) -> None:
+    """/proc shows only the sandbox's own processes (PID namespace): no host process, no
+    pytest command line; the runner's memory, environment and descriptors are closed to the
+    code (the runner is not dumpable)."""
+    attack = code("""
+        import os
+        def attack():
+            pids = sorted(int(p) for p in os.listdir("/proc") if p.isdigit())
+            lines = []
+            for pid in pids:
+                try:
+                    with open(f"/proc/{pid}/cmdline", "rb") as f:
+                        lines.append(f.read().replace(b"\\0", b" ").decode()[:200])
+                except OSError:
+                    pass
+            runner = {}
+            for name in ("environ", "mem", "maps", "fd", "fd/0", "fd/3", "fd/4", "fd/5"):
+                path = "/proc/1/" + name
+                try:
+                    if name == "fd":
+                        os.listdir(path)
+                    else:
+                        open(path, "rb").read(16)
+                    runner[name] = "open"
+                except OSError as exc:
+                    runner[name] = type(exc).__name__
+            return {"pids": pids, "cmdlines": lines, "runner": runner, "ppid": os.getppid()}
+    """)
+    [result] = tight.call(attack, "attack", [[]])
+    assert result.status == "ok", result
+    assert max(result.value["pids"]) < 100
+    assert os.getpid() not in result.value["pids"] or os.getpid() < 100
+    assert not any("pytest" in line for line in result.value["cmdlines"])
+    assert result.value["ppid"] == 1
+    assert "open" not in result.value["runner"].values(), result.value["runner"]
+
+
+# ---------------------------------------------------------------- writing to the host
+
+
+def test_writes_stay_in_the_scratch_space(tight: Sandbox) -> None:
+    """Writes to the repository, /, /usr, /etc and /dev fail (read-only); writes to /tmp land
+    in the sandbox's own size-capped tmpfs, which vanishes with it: nothing appears on the
+    host."""
+    token = secrets.token_hex(6)
+    host_targets = [
+        REPO / f"PWNED-{token}",
+        Path(f"/tmp/PWNED-{token}"),
+        Path(f"/work/PWNED-{token}"),
+        Path(f"/root/PWNED-{token}"),
+    ]
+    attack = code("""
+        def attack(paths):
+            out = {}
+            for path in paths:
+                try:
+                    with open(path, "w") as handle:
+                        handle.write("pwned")
+                    out[path] = "written"
+                except OSError as exc:
+                    out[path] = type(exc).__name__
+            return out
+    """)
+    inside_only = [f"/{token}", f"/usr/{token}", f"/etc/{token}", f"/dev/{token}"]
+    inside_only.append(f"/dev/shm/{token}")
+    [result] = tight.call(attack, "attack", [[[*map(str, host_targets), *inside_only]]])
+    assert result.status == "ok", result
+    for path in inside_only:
+        assert result.value[path] != "written", path
+    for target in host_targets:
+        assert not target.exists(), f"{target} appeared on the host"
+
+
+def test_scratch_space_is_capped(tight: Sandbox) -> None:
+    """The scratch tmpfs is size-capped and RLIMIT_FSIZE caps any one file: filling the disk
+    ends in an error inside the sandbox, not on the host."""
+    attack = code("""
+        def attack():
+            try:
+                with open("/tmp/big", "wb") as handle:
+                    for _ in range(1024):
+                        handle.write(b"x" * (1 << 20))
+                return "wrote 1 GiB"
+            except OSError as exc:
+                return type(exc).__name__
+    """)
+    [result] = tight.call(attack, "attack", [[]])
+    assert result.status == "ok", result
+    assert result.value != "wrote 1 GiB"
+
+
+# ---------------------------------------------------------------- resource exhaustion
+
+
+def test_fork_bomb_is_contained(tight: Sandbox) -> None:
+    """A fork bomb hits the process cap (pids cgroup and RLIMIT_NPROC in the sandbox's user
+    namespace), is killed at the call's limit, and the next call in the same run works."""
+    attack = code("""
+        import os
+        def attack(n):
+            if n == 0:
+                while True:
+                    try:
+                        os.fork()
+                    except OSError:
+                        pass
+            return n * 2
+    """)
+    results = tight.call(attack, "attack", [[0], [21]])
+    assert results[0].status in ("timeout", "raised", "crashed"), results[0]
+    assert (results[1].status, results[1].value) == ("ok", 42)
+
+
+def test_memory_bomb_is_contained(tight: Sandbox) -> None:
+    """Allocating far more than the memory limit fails inside (MemoryError), whether at once
+    or little by little, and the next call works."""
+    attack = code("""
+        def attack(n):
+            if n == 0:
+                return len(bytearray(1 << 34))
+            if n == 1:
+                hoard = []
+                while True:
+                    hoard.append(bytearray(1 << 24))
+            return n
+    """)
+    results = tight.call(attack, "attack", [[0], [1], [7]])
+    assert results[0].status == "raised"
+    assert "MemoryError" in results[0].exception_types
+    assert results[1].status in ("raised", "timeout", "crashed"), results[1]
+    assert (results[2].status, results[2].value) == ("ok", 7)
+
+
+def test_infinite_loop_ignoring_signals_times_out(tight: Sandbox) -> None:
+    """An infinite loop that ignores and blocks SIGALRM, SIGTERM, SIGINT and SIGXCPU is still
+    ended at its limit (the runner uses SIGKILL) and reported as a timeout."""
+    attack = code("""
+        import signal
+        def attack(n):
+            if n == 0:
+                for sig in (signal.SIGALRM, signal.SIGTERM, signal.SIGINT, signal.SIGXCPU):
+                    signal.signal(sig, signal.SIG_IGN)
+                signal.pthread_sigmask(signal.SIG_BLOCK, set(signal.Signals))
+                while True:
+                    pass
+            return n
+    """)
+    results = tight.call(attack, "attack", [[0], [5]])
+    assert results[0].status == "timeout", results[0]
+    assert 900 <= results[0].elapsed_ms < 5000
+    assert (results[1].status, results[1].value) == ("ok", 5)
+
+
+def test_huge_stdout_is_harmless(tight: Sandbox) -> None:
+    """Printing hundreds of megabytes does not fill the host's memory or disk (a call's
+    stdout goes nowhere) and does not change the result."""
+    attack = code("""
+        import sys
+        def attack():
+            chunk = "x" * (1 << 20)
+            for _ in range(300):
+                sys.stdout.write(chunk)
+                sys.stderr.write(chunk)
+            return 1
+    """)
+    [result] = tight.call(attack, "attack", [[]])
+    assert (result.status, result.value) == ("ok", 1)
+
+
+# ---------------------------------------------------------------- fooling the grader
+
+
+def test_eq_override_cannot_pass(tight: Sandbox) -> None:
+    """A result whose ``__eq__`` always says True never reaches the comparison: only plain
+    JSON leaves the sandbox, so the object is refused and the int subclass compares as the
+    plain int it holds."""
+    attack = code("""
+        class Always:
+            def __eq__(self, other):
+                return True
+            __hash__ = None
+        class SneakyInt(int):
+            def __eq__(self, other):
+                return True
+        class SneakyList(list):
+            def __eq__(self, other):
+                return True
+        def attack(kind):
+            return {"obj": Always(), "int": SneakyInt(3), "list": SneakyList([0])}[kind]
+    """)
+    tests = [
+        {"args": ["obj"], "expected": [1, 2, 3], "tags": ["typical"]},
+        {"args": ["int"], "expected": 4, "tags": ["typical"]},
+        {"args": ["list"], "expected": [1], "tags": ["typical"]},
+    ]
+    grade = grade_code(attack, "attack", tests, sandbox=tight)
+    assert grade.passed == 0
+    assert grade.ground_truth == "incorrect"
+    assert "non-JSON result of type Always" in (grade.outcomes[0].detail or "")
+    assert [o.status for o in grade.outcomes] == ["raised", "failed", "failed"]
+
+
+def test_fake_pass_message_and_early_exit_cannot_pass(tight: Sandbox) -> None:
+    """Printing a fake result frame or "all tests passed" and exiting early is a crash: stdout
+    is not the result channel, and a call that exits without a report fails."""
+    attack = code("""
+        import os, json, struct, sys
+        def attack(x):
+            fake = json.dumps({"status": "ok", "value": x + 1}).encode()
+            for fd in (1, 2):
+                os.write(fd, struct.pack(">I", len(fake)) + fake)
+                os.write(fd, b"ALL TESTS PASSED\\n")
+            print("OK 20/20 passed", flush=True)
+            os._exit(0)
+    """)
+    tests = [{"args": [1], "expected": 2, "tags": ["typical"]}]
+    grade = grade_code(attack, "attack", tests, sandbox=tight)
+    assert grade.outcomes[0].status == "crashed", grade.outcomes[0]
+    assert grade.ground_truth == "incorrect"
+
+
+def test_forged_result_frames_cannot_reach_the_host(tight: Sandbox) -> None:
+    """Writing forged result frames (for this call and later ones) to every descriptor 0-20
+    reaches at most the attacker's own result pipe: the host's channel is closed in the code's
+    process, frames need the run's nonce, and later calls return their real values."""
+    attack = code("""
+        import json, os, struct
+        def attack(x):
+            if x == 0:
+                for index in range(6):
+                    header = json.dumps({"kind": "result", "index": index, "outcome": "done",
+                                         "nonce": "0" * 32, "elapsed_ms": 1.0}).encode()
+                    body = json.dumps({"status": "ok", "value": "FORGED"}).encode()
+                    frame = (struct.pack(">I", len(header)) + header
+                             + struct.pack(">I", len(body)) + body)
+                    for fd in range(21):
+                        try:
+                            os.write(fd, frame)
+                        except OSError:
+                            pass
+                return "honest"
+            return x * 10
+    """)
+    results = tight.call(attack, "attack", [[0], [1], [2], [3]])
+    assert [r.value for r in results[1:]] == [10, 20, 30]
+    assert all(r.status == "ok" for r in results[1:])
+    tests = [{"args": [0], "expected": 0, "tags": ["typical"]}]
+    assert grade_code(attack, "attack", tests, sandbox=tight).ground_truth == "incorrect"
+
+
+def test_monkeypatching_cannot_corrupt_later_calls(tight: Sandbox) -> None:
+    """Patching json, builtins and the runner's own functions in one call affects only that
+    call: every call runs in a fresh process forked from the untouched runner."""
+    attack = code("""
+        import builtins, json, sys
+        def attack(x):
+            if x == 0:
+                json.dumps = lambda *a, **k: '{"status":"ok","value":"PATCHED"}'
+                json.loads = lambda *a, **k: {"status": "ok", "value": "PATCHED"}
+                builtins.len = lambda obj: 0
+                builtins.isinstance = lambda *a: True
+                main = sys.modules.get("__main__")
+                for name in dir(main):
+                    if name.startswith("_") and callable(getattr(main, name, None)):
+                        try:
+                            setattr(main, name, lambda *a, **k: b"PATCHED")
+                        except Exception:
+                            pass
+                return "patched"
+            return [x, len([1, 2, 3])]
+    """)
+    results = tight.call(attack, "attack", [[0], [1], [2]])
+    assert [(r.status, r.value) for r in results[1:]] == [("ok", [1, 3]), ("ok", [2, 3])]
+    assert results[0].status in ("ok", "raised", "crashed")
+
+
+# ---------------------------------------------------------------- attacking the runner
+
+
+def test_runner_secrets_are_out_of_reach(tight: Sandbox) -> None:
+    """Walking the stack frames, the gc heap and sys.modules finds neither the run's nonce
+    nor an open descriptor to the host: the forked call process drops both before the code
+    runs, and its only writable descriptors are its own report pipe and /dev/null."""
+    attack = code("""
+        import gc, os, sys
+        def attack():
+            found = []
+            frame = sys._getframe()
+            while frame is not None:
+                for value in list(frame.f_locals.values()) + list(frame.f_globals.values()):
+                    if isinstance(value, dict) and value.get("nonce"):
+                        found.append("frame dict")
+                    if type(value).__name__ == "_Host" and value.nonce:
+                        found.append("frame attribute")
+                frame = frame.f_back
+            for obj in gc.get_objects():
+                if isinstance(obj, dict) and obj.get("nonce"):
+                    found.append("gc dict")
+                if type(obj).__name__ == "_Host" and (obj.nonce or obj.fd >= 0):
+                    found.append("gc host")
+            targets = {}
+            for fd in sorted(int(fd) for fd in os.listdir("/proc/self/fd")):
+                try:
+                    targets[str(fd)] = os.readlink(f"/proc/self/fd/{fd}")
+                except OSError:
+                    pass  # the directory handle listdir used, closed by now
+            return {"found": found, "fds": targets}
+    """)
+    [result] = tight.call(attack, "attack", [[]])
+    assert result.status == "ok", result
+    assert result.value["found"] == []
+    fds = result.value["fds"]
+    assert fds["0"] == fds["1"] == fds["2"] == "/dev/null"
+    assert fds["3"].startswith("pipe:")  # its own report pipe
+    assert set(fds) == {"0", "1", "2", "3"}
+
+
+def test_planted_modules_cannot_hijack_the_runner(tight: Sandbox) -> None:
+    """Modules planted in the scratch space (the working directory) are never imported by
+    the runner or by later calls: the working directory is not on sys.path."""
+    attack = code("""
+        import sys
+        def attack(x):
+            if x == 0:
+                for name in ("json", "traceback", "warnings", "signal", "select"):
+                    with open(f"/tmp/{name}.py", "w") as handle:
+                        handle.write("raise SystemExit('hijacked')\\n")
+                return "planted"
+            import warnings
+            return [x, "" in sys.path, "/tmp" in sys.path]
+    """)
+    results = tight.call(attack, "attack", [[0], [1], [2]])
+    assert [(r.status, r.value) for r in results] == [
+        ("ok", "planted"),
+        ("ok", [1, False, False]),
+        ("ok", [2, False, False]),
+    ]
+
+
+def test_killing_the_parent_fails(tight: Sandbox) -> None:
+    """SIGKILL/SIGSTOP to the parent and kill(-1, SIGKILL) cannot stop the runner (PID 1 of
+    the sandbox's namespace ignores them; host processes are out of reach), so the call still
+    reports and the next call works."""
+    attack = code("""
+        import os, signal
+        def attack(x):
+            if x == 0:
+                for sig in (signal.SIGKILL, signal.SIGSTOP, signal.SIGTERM, signal.SIGINT):
+                    try:
+                        os.kill(os.getppid(), sig)
+                    except OSError:
+                        pass
+                try:
+                    os.kill(-1, signal.SIGKILL)
+                except OSError:
+                    pass
+                return "still here"
+            return x + 100
+    """)
+    results = tight.call(attack, "attack", [[0], [1]])
+    assert [(r.status, r.value) for r in results] == [("ok", "still here"), ("ok", 101)]
+
+
+def test_processes_outliving_a_call_are_killed(tight: Sandbox) -> None:
+    """A subprocess and a double-forked daemon started by a call are killed when the call
+    ends: the daemon never writes its late marker for the next call, and no process is left
+    on the host afterwards."""
+    marker = f"31.{secrets.randbelow(10**6):06d}"
+    attack = code(f"""
+        import os, subprocess, time
+        def attack(x):
+            if x == 0:
+                subprocess.Popen(["sleep", "{marker}"])
+                if os.fork() == 0:
+                    os.setsid()
+                    if os.fork() == 0:
+                        time.sleep(0.4)
+                        with open("/tmp/late", "w") as handle:
+                            handle.write("daemon survived")
+                    os._exit(0)
+                return "started"
+            time.sleep(0.7)
+            return os.path.exists("/tmp/late")
+    """)
+    results = tight.call(attack, "attack", [[0], [1]])
+    assert [(r.status, r.value) for r in results] == [("ok", "started"), ("ok", False)]
+    assert host_processes_with(f"sleep {marker}") == []
+
+
+def test_no_new_user_namespace_no_capabilities(tight: Sandbox) -> None:
+    """The code has no capabilities, runs with no_new_privs as nobody, and cannot create a
+    nested user namespace (bwrap --disable-userns) or ptrace the runner."""
+    attack = code("""
+        import ctypes, os
+        def attack():
+            libc = ctypes.CDLL(None, use_errno=True)
+            status = open("/proc/self/status").read()
+            fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+            userns = libc.unshare(0x10000000)  # CLONE_NEWUSER
+            ptrace = libc.ptrace(16, 1, 0, 0)  # PTRACE_ATTACH to the runner
+            return {"cap_eff": fields["CapEff"].strip(), "nnp": fields["NoNewPrivs"].strip(),
+                    "uid": os.getuid(), "unshare": userns, "ptrace": ptrace}
+    """)
+    [result] = tight.call(attack, "attack", [[]])
+    assert result.status == "ok", result
+    assert int(result.value["cap_eff"], 16) == 0
+    assert result.value["nnp"] == "1"
+    assert result.value["unshare"] == -1
+    assert result.value["ptrace"] == -1
+
+
+def test_data_file_cannot_be_changed(tight: Sandbox) -> None:
+    """A data script cannot change data.csv (a read-only bind), so it cannot plant the data
+    its answer needs."""
+    attack = code("""
+        import os
+        out = []
+        for step in (lambda: open("data.csv", "w"), lambda: os.chmod("data.csv", 0o666),
+                     lambda: os.unlink("data.csv"), lambda: os.rename("data.csv", "x.csv")):
+            try:
+                step()
+                out.append("done")
+            except OSError as exc:
+                out.append(type(exc).__name__)
+        answer = out
+    """)
+    result = tight.run_script(attack, files={"data.csv": b"a\n1\n"})
+    assert result.status == "ok", result
+    assert "done" not in result.value
+
+
+def test_the_host_grader_survives_everything(tight: Sandbox) -> None:
+    """After all of the above the grader still grades a correct answer as correct."""
+    tests = [{"args": [n], "expected": n * n, "tags": ["typical"]} for n in range(5)]
+    grade = grade_code("def square(n):\n    return n * n\n", "square", tests, sandbox=tight)
+    assert grade.ground_truth == "correct"
+    assert grade.passed == 5
