@@ -11,14 +11,36 @@ import click
 from rich.console import Console
 from rich.progress import Progress
 
+from vcost.cli.grade_cmd import grades_table
 from vcost.cli.indicators_cmd import write_outputs
+from vcost.cli.tasks_cmd import BUNDLED
+from vcost.grader import grade_answers, read_answers
 from vcost.indicators import IndicatorSettings, compute_indicators
+from vcost.sandbox import Sandbox
 from vcost.simulate import SyntheticStudy, synthetic_trace
 from vcost.spec import StudySpec
 from vcost.store import Store
+from vcost.tasks import load_bank
 from vcost.trace_io import read_trace, write_trace
 
 LABEL = "SYNTHETIC EXAMPLE DATA: drawn by vcost.simulate, not measured on people or models."
+
+
+def _grade(console: Console, out: Path) -> None:
+    """Step 1: ground truth for a few hand-made answers, in the sandbox."""
+    with as_file(files("vcost") / "examples" / "answers-demo.jsonl") as src:
+        answers = read_answers(src)
+    sandbox = Sandbox("auto")
+    console.rule(f"1. grade {len(answers)} example answers in the sandbox ({sandbox.isolation})")
+    with Progress(console=console, transient=True) as bar:
+        job = bar.add_task("grading", total=len(answers))
+        grades = grade_answers(
+            load_bank(BUNDLED), answers, sandbox=sandbox, progress=lambda _g: bar.advance(job)
+        )
+    console.print(grades_table(grades))
+    (out / "grades.jsonl").write_text(
+        "".join(json.dumps(g.to_dict()) + "\n" for g in grades), encoding="utf-8"
+    )
 
 
 @click.command()
@@ -33,13 +55,16 @@ LABEL = "SYNTHETIC EXAMPLE DATA: drawn by vcost.simulate, not measured on people
 def demo(out: Path, reps: int) -> None:
     """Run the example study end to end.
 
-    Loads the paper's illustrative code instantiation (B = 15 human-minutes, tau = 0.9,
+    1. Grades a few hand-made answers to bundled tasks in the sandbox (OUT/grades.jsonl).
+    2. Loads the paper's illustrative code instantiation (B = 15 human-minutes, tau = 0.9,
     q = 1/2, Clopper-Pearson 95%), draws a synthetic trace, writes it as CSV, validates and
     imports it into a fresh SQLite store, computes the indicators from the store, prints the
     model-level table and writes OUT/report.md, OUT/indicators.json and OUT/outputs.csv.
     """
     console = Console()
     out.mkdir(parents=True, exist_ok=True)
+    _grade(console, out)
+    console.rule("2. the protocol's indicators on a synthetic trace")
     with as_file(files("vcost") / "examples" / "code-instantiation.toml") as src:
         spec_path = out / "study.toml"
         shutil.copyfile(src, spec_path)
