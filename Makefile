@@ -29,8 +29,10 @@ typecheck: $(STAMP)
 unit: $(STAMP)
 	$(BIN)/pytest -n 2 -q
 
-bench: $(STAMP)  ## indicators on 1,000,000 episodes vs a pandas groupby baseline
+bench: $(STAMP)  ## every benchmark in bench/, each against its named baseline
 	$(BIN)/python bench/bench_indicators.py
+	$(BIN)/python bench/bench_grading.py
+	$(BIN)/python bench/bench_plant.py
 
 clean:
 	rm -rf $(VENV) $(OUT) .mypy_cache .pytest_cache .ruff_cache

@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
+from vcost.cli.tasks_humaneval_cmd import import_humaneval_cmd
 from vcost.errors import InputError
 from vcost.tasks import CodeTask, check_bank, load_bank
 
@@ -24,6 +25,9 @@ def _bank(path: Path | None) -> Path:
 @click.group()
 def tasks() -> None:
     """Task banks: validate and list tasks. BANK defaults to the bundled bank."""
+
+
+tasks.add_command(import_humaneval_cmd)
 
 
 @tasks.command("check")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from vcost.tasks._bank import BankLimits, bank_limits
 from vcost.tasks._check import BankCheck, Problem, check_bank, check_task, parse_examples
 from vcost.tasks._model import (
     CHECKLIST,
@@ -18,6 +19,7 @@ from vcost.tasks._model import (
 __all__ = [
     "CHECKLIST",
     "BankCheck",
+    "BankLimits",
     "CodeTask",
     "DataTask",
     "Difficulty",
@@ -25,6 +27,7 @@ __all__ = [
     "Task",
     "TaskRole",
     "TestCase",
+    "bank_limits",
     "check_bank",
     "check_task",
     "load_bank",

@@ -19,12 +19,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from vcost.errors import InputError
 from vcost.grading import values_equal
+from vcost.tasks._bank import MIN_TESTS_FLOOR as MIN_TESTS
+from vcost.tasks._bank import BankLimits, bank_limits
 from vcost.tasks._model import CHECKLIST, CodeTask, DataTask, Task, load_task
 
 __all__ = ["BankCheck", "Problem", "check_bank", "check_task", "parse_examples", "run_reference"]
 
-MIN_TESTS = 20
 REFERENCE_LINES = (15, 40)
 CSV_ROWS = (50, 200)
 _ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
@@ -33,31 +35,10 @@ _ROUNDING = re.compile(
     r" (?:whole number|integer)",
     re.IGNORECASE,
 )
+_COMMON = {"id", "kind", "title", "difficulty", "do_minutes", "skill", "role", "checklist"}
 _KNOWN = {
-    "code": {
-        "id",
-        "kind",
-        "title",
-        "difficulty",
-        "do_minutes",
-        "skill",
-        "role",
-        "checklist",
-        "entry_point",
-        "float_tolerance",
-    },
-    "data": {
-        "id",
-        "kind",
-        "title",
-        "difficulty",
-        "do_minutes",
-        "skill",
-        "role",
-        "checklist",
-        "answer",
-        "decimals",
-    },
+    "code": _COMMON | {"entry_point", "float_tolerance"},
+    "data": _COMMON | {"answer", "decimals"},
 }
 
 
@@ -160,13 +141,14 @@ def run_reference(code: str, entry_point: str) -> Callable[[list[Any]], dict[str
     return call
 
 
-def _code_problems(task: CodeTask) -> Iterator[tuple[str, str]]:
+def _code_problems(task: CodeTask, limits: BankLimits) -> Iterator[tuple[str, str]]:
     lines = [x for x in task.reference.splitlines() if x.strip()]
-    lo, hi = REFERENCE_LINES
+    lo, hi = limits.reference_lines or REFERENCE_LINES
+    min_tests = limits.min_tests or MIN_TESTS
     if not lo <= len(lines) <= hi:
         yield "reference.py", f"reference has {len(lines)} non-blank lines; expected {lo}-{hi}"
-    if len(task.tests) < MIN_TESTS:
-        yield "tests.json", f"{len(task.tests)} hidden tests; at least {MIN_TESTS} are required"
+    if len(task.tests) < min_tests:
+        yield "tests.json", f"{len(task.tests)} hidden tests; at least {min_tests} are required"
     tags = {t for test in task.tests for t in test.tags}
     if "typical" not in tags:
         yield "tests.json", "no test is tagged 'typical'"
@@ -274,8 +256,10 @@ def _data_problems(task: DataTask) -> Iterator[tuple[str, str]]:
         yield "reference.py", f"the script gives {value}, task.toml's answer is {task.answer}"
 
 
-def check_task(path: str | Path) -> tuple[Task | None, list[Problem]]:
-    """Load and check one task folder."""
+def check_task(
+    path: str | Path, *, limits: BankLimits | None = None
+) -> tuple[Task | None, list[Problem]]:
+    """Load and check one task folder (``limits``: its bank's bank.toml, see bank_limits)."""
     folder = Path(path)
     name = folder.name
     try:
@@ -316,7 +300,11 @@ def check_task(path: str | Path) -> tuple[Task | None, list[Problem]]:
         if isinstance(error, OSError):
             file = Path(str(error.filename)).name if error.filename else file
         return None, [*problems, Problem(name, file, str(error))]
-    found = _code_problems(task) if isinstance(task, CodeTask) else _data_problems(task)
+    found = (
+        _code_problems(task, limits or BankLimits())
+        if isinstance(task, CodeTask)
+        else _data_problems(task)
+    )
     problems += [Problem(name, file, message) for file, message in found]
     return task, problems
 
@@ -326,12 +314,16 @@ def check_bank(path: str | Path, *, progress: Callable[[str], None] | None = Non
     root = Path(path)
     if not root.is_dir():
         return BankCheck([], [Problem(root.name, ".", "not a folder")])
+    try:
+        limits = bank_limits(root)
+    except InputError as error:
+        return BankCheck([], [Problem(root.name, "bank.toml", str(error))])
     tasks, problems = [], []
     folders = sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith((".", "_")))
     for folder in folders:
         if progress:
             progress(folder.name)
-        task, found = check_task(folder)
+        task, found = check_task(folder, limits=limits)
         problems += found
         if task is not None:
             tasks.append(task)

@@ -1,0 +1,72 @@
+"""Model clients: call OpenAI-compatible and Anthropic models, record and replay the calls.
+
+::
+
+    models = vcost.models.load_models("models.toml")
+    client = vcost.models.CassetteClient(
+        vcost.models.RoutingClient(), vcost.models.Cassette("run.cassette.jsonl", mode="auto")
+    )
+    completion = client.complete([{"role": "user", "content": "2+2?"}], config=models["gpt"])
+    completion.text, completion.usage, completion.cost_usd, completion.request_hash
+
+See docs/models.md.
+"""
+
+from __future__ import annotations
+
+from vcost.models._anthropic import AnthropicClient
+from vcost.models._cassette import Cassette, CassetteClient, CassetteMode
+from vcost.models._client import (
+    Completion,
+    ModelClient,
+    Request,
+    Usage,
+    canonical_request,
+    complete_many,
+    request_hash,
+)
+from vcost.models._config import DEFAULT_API_KEY_ENV, ModelConfig, Provider, load_models
+from vcost.models._errors import (
+    CassetteMissError,
+    ModelAuthError,
+    ModelError,
+    ModelQuotaError,
+    ModelRequestError,
+    ModelResponseError,
+    ModelTimeoutError,
+    ModelUnavailableError,
+    UnknownModelError,
+)
+from vcost.models._openai import OpenAIClient
+from vcost.models._retry import RetryPolicy
+from vcost.models._routing import RoutingClient
+
+__all__ = [
+    "DEFAULT_API_KEY_ENV",
+    "AnthropicClient",
+    "Cassette",
+    "CassetteClient",
+    "CassetteMissError",
+    "CassetteMode",
+    "Completion",
+    "ModelAuthError",
+    "ModelClient",
+    "ModelConfig",
+    "ModelError",
+    "ModelQuotaError",
+    "ModelRequestError",
+    "ModelResponseError",
+    "ModelTimeoutError",
+    "ModelUnavailableError",
+    "OpenAIClient",
+    "Provider",
+    "Request",
+    "RetryPolicy",
+    "RoutingClient",
+    "UnknownModelError",
+    "Usage",
+    "canonical_request",
+    "complete_many",
+    "load_models",
+    "request_hash",
+]

@@ -1,0 +1,176 @@
+"""Cassettes: record model calls once, replay them offline byte for byte.
+
+A cassette is a JSONL file, one line per recorded call::
+
+    {"v": 1, "key": "<sha256>", "request": {...canonical request...}, "completion": {...}}
+
+Lines are only ever appended, each written whole and flushed (and fsync'ed) under a lock before
+the call returns, so threads can share a cassette and a crash loses nothing already written. A
+line cut short by a crash is ignored when reading and trimmed off before the next append. When a
+key appears more than once (mode "record" calls again), the last line wins.
+
+Modes: ``"replay"`` never calls a model and raises :class:`CassetteMissError` for an unknown
+request; ``"record"`` always calls and appends; ``"auto"`` replays what is there and records the
+rest.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+from vcost.errors import InputError
+from vcost.models._client import (
+    Completion,
+    Messages,
+    ModelClient,
+    Request,
+    canonical_request,
+    check_messages,
+    complete_many,
+    request_hash,
+)
+from vcost.models._config import ModelConfig
+from vcost.models._errors import CassetteMissError, ModelError
+
+__all__ = ["Cassette", "CassetteClient", "CassetteMode"]
+
+CassetteMode = Literal["record", "replay", "auto"]
+_VERSION = 1
+
+
+class Cassette:
+    """A JSONL file of recorded Completions keyed by request hash. Thread-safe."""
+
+    def __init__(self, path: str | Path, mode: CassetteMode = "auto") -> None:
+        if mode not in ("record", "replay", "auto"):
+            raise ValueError(f"cassette mode must be record, replay or auto, not {mode!r}")
+        self.path = Path(path)
+        self.mode: CassetteMode = mode
+        self._lock = threading.Lock()
+        self._records: dict[str, dict[str, Any]] = {}
+        self._good_size = 0  # bytes up to the end of the last good record
+        self._needs_newline = False  # the last good record lacks its newline
+        self._load()
+
+    def _load(self) -> None:
+        if not self.path.exists():
+            if self.mode == "replay":
+                raise InputError(
+                    "the cassette does not exist",
+                    source=self.path,
+                    hint="record it first (mode 'record' or 'auto'), or check the path",
+                )
+            return
+        data = self.path.read_bytes()
+        offset = 0
+        for number, line in enumerate(data.splitlines(keepends=True), start=1):
+            whole = line.endswith(b"\n")
+            try:
+                record = json.loads(line)
+                if not isinstance(record, dict) or record.get("v") != _VERSION:
+                    raise ValueError("not a cassette record")
+                key, completion = record["key"], record["completion"]
+                if not isinstance(key, str) or not isinstance(completion, dict):
+                    raise ValueError("key or completion missing")
+            except (ValueError, KeyError) as exc:
+                if not whole:  # the tail a crash cut short: ignore it
+                    break
+                raise InputError(
+                    f"not a cassette record ({exc})",
+                    source=self.path,
+                    line=number,
+                    hint="a cassette is append-only JSONL written by vcost; restore it from a copy",
+                ) from exc
+            self._records[key] = completion
+            offset += len(line)
+            if not whole:  # a whole record without its newline: keep it, end it on append
+                self._needs_newline = True
+        self._good_size = offset
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._records)
+
+    def __contains__(self, key: object) -> bool:
+        with self._lock:
+            return key in self._records
+
+    def keys(self) -> list[str]:
+        with self._lock:
+            return list(self._records)
+
+    def get(self, key: str) -> Completion | None:
+        """The recorded Completion for ``key`` (``from_cassette=True``), or None."""
+        with self._lock:
+            data = self._records.get(key)
+        if data is None:
+            return None
+        return dataclasses.replace(Completion.from_dict(data), from_cassette=True)
+
+    def add(self, completion: Completion, request: dict[str, Any] | None = None) -> None:
+        """Append one Completion under its request hash; durable when this returns."""
+        data = dataclasses.replace(completion, from_cassette=False).to_dict()
+        line = json.dumps(
+            {"v": _VERSION, "key": completion.request_hash, "request": request, "completion": data},
+            ensure_ascii=False,
+            separators=(",", ":"),
+        )
+        with self._lock:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with open(self.path, "ab") as handle:
+                if handle.tell() > self._good_size:
+                    handle.truncate(self._good_size)  # drop a tail a crash cut short
+                    handle.seek(self._good_size)
+                if self._needs_newline:
+                    handle.write(b"\n")
+                    self._needs_newline = False
+                handle.write(line.encode("utf-8") + b"\n")
+                handle.flush()
+                os.fsync(handle.fileno())
+                self._good_size = handle.tell()
+            self._records[completion.request_hash] = data
+
+
+class CassetteClient:
+    """A :class:`~vcost.models.ModelClient` that records and replays through a Cassette.
+
+    ``inner`` may be None in replay mode (no model is ever called).
+    """
+
+    def __init__(self, inner: ModelClient | None, cassette: Cassette) -> None:
+        if inner is None and cassette.mode != "replay":
+            raise ValueError("a CassetteClient needs an inner client unless the mode is replay")
+        self.inner = inner
+        self.cassette = cassette
+
+    def complete(self, messages: Messages, *, config: ModelConfig, repeat: int = 0) -> Completion:
+        checked = check_messages(messages, config)
+        key = request_hash(checked, config, repeat)
+        if self.cassette.mode != "record":
+            found = self.cassette.get(key)
+            if found is not None:
+                return found
+        if self.cassette.mode == "replay" or self.inner is None:
+            raise CassetteMissError(
+                f"cassette {self.cassette.path} has no recording for request {key} "
+                f"(model '{config.name}', repeat {repeat})",
+                request_hash=key,
+                cassette=str(self.cassette.path),
+                hint="record it with mode 'auto' or 'record', or check that the prompt, model "
+                "settings and repeat index match the recorded run",
+            )
+        completion = self.inner.complete(checked, config=config, repeat=repeat)
+        self.cassette.add(completion, canonical_request(checked, config, repeat))
+        return completion
+
+    def complete_many(
+        self, requests: Sequence[Request], *, concurrency: int | None = None
+    ) -> list[Completion | ModelError]:
+        """See :func:`vcost.models.complete_many`."""
+        return complete_many(self, requests, concurrency=concurrency)

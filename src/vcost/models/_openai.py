@@ -1,0 +1,174 @@
+"""OpenAI Chat Completions adapter (any OpenAI-compatible server: vLLM, Ollama, llama.cpp, a
+LiteLLM proxy) on the official ``openai`` SDK.
+
+The SDK's own retries are off (``max_retries=0``); :class:`~vcost.models.RetryPolicy` retries.
+A non-streamed reply is read with ``with_raw_response`` and parsed here, so ``Completion.raw`` is
+exactly the JSON the server sent and a reply that is not JSON is caught (and retried) rather than
+half-parsed. A streamed reply asks for the usage chunk (``stream_options.include_usage``).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from typing import TYPE_CHECKING, Any
+
+from vcost.models._client import AdapterBase, Reply, int_or_none
+from vcost.models._config import ModelConfig
+from vcost.models._retry import Failure, RetryPolicy, failure_from_status
+
+if TYPE_CHECKING:  # the SDKs take seconds to import: only on the first real call
+    import httpx2
+    import openai
+
+__all__ = ["OpenAIClient"]
+
+
+def _failure(exc: Exception) -> Failure:
+    import openai
+
+    if isinstance(exc, openai.APIStatusError):
+        return failure_from_status(exc.status_code, exc.body, exc.response.headers)
+    if isinstance(exc, openai.APITimeoutError):
+        return Failure("timeout", "timed out")
+    if isinstance(exc, openai.APIConnectionError):
+        return Failure("connection", str(exc.__cause__ or exc))
+    if isinstance(exc, openai.APIError):  # an error event inside a stream
+        return failure_from_status(500, exc.body, {})
+    return Failure("malformed", f"{type(exc).__name__}: {exc}")
+
+
+def _malformed(detail: str) -> Failure:
+    return Failure("malformed", detail)
+
+
+def parse_chat_completion(body: bytes) -> Reply:
+    """Read a Chat Completions JSON body; raises Failure('malformed') if it is not one."""
+    try:
+        data = json.loads(body)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise _malformed(f"not JSON: {exc}; body starts {body[:80]!r}") from None
+    if not isinstance(data, dict):
+        raise _malformed("the JSON is not an object")
+    choices = data.get("choices")
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        raise _malformed("no choices in the reply")
+    message = choices[0].get("message")
+    if not isinstance(message, dict):
+        raise _malformed("choices[0] has no message")
+    content = message.get("content")
+    if content is not None and not isinstance(content, str):
+        raise _malformed("choices[0].message.content is not a string")
+    usage = data.get("usage")
+    if not isinstance(usage, dict):
+        usage = {}
+    finish = choices[0].get("finish_reason")
+    model = data.get("model")
+    return Reply(
+        text=content or "",
+        finish_reason=finish if isinstance(finish, str) else None,
+        input_tokens=int_or_none(usage.get("prompt_tokens")),
+        output_tokens=int_or_none(usage.get("completion_tokens")),
+        raw=data,
+        served_model=model if isinstance(model, str) else None,
+    )
+
+
+class OpenAIClient(AdapterBase):
+    """:class:`~vcost.models.ModelClient` for ``provider = "openai"``.
+
+    ``http_client`` (an ``httpx2.Client``) is passed to the SDK, e.g. for a proxy or custom CA.
+    """
+
+    provider = "openai"
+
+    def __init__(
+        self, *, retry: RetryPolicy | None = None, http_client: httpx2.Client | None = None
+    ) -> None:
+        super().__init__(retry=retry)
+        self._http_client = http_client
+        self._sdks: dict[tuple[str | None, str, float], openai.OpenAI] = {}
+        self._sdk_lock = threading.Lock()
+
+    def _sdk(self, config: ModelConfig) -> openai.OpenAI:
+        import openai
+
+        key = (config.base_url, self.api_key(config), config.timeout_s)
+        with self._sdk_lock:
+            if key not in self._sdks:
+                self._sdks[key] = openai.OpenAI(
+                    api_key=key[1],
+                    base_url=config.base_url,
+                    timeout=config.timeout_s,
+                    max_retries=0,
+                    http_client=self._http_client,
+                )
+            return self._sdks[key]
+
+    def close(self) -> None:
+        """Close the SDK clients (their connection pools)."""
+        with self._sdk_lock:
+            for sdk in self._sdks.values():
+                sdk.close()
+            self._sdks.clear()
+
+    def _attempt(self, messages: list[dict[str, str]], config: ModelConfig) -> Reply:
+        import openai
+
+        sdk = self._sdk(config)
+        sent: list[dict[str, str]] = []
+        if config.system_prompt is not None:
+            sent.append({"role": "system", "content": config.system_prompt})
+        sent.extend(messages)
+        params: dict[str, Any] = {
+            "model": config.model_id,
+            "messages": sent,
+            config.token_limit_param: config.max_tokens,
+        }
+        if config.temperature is not None:
+            params["temperature"] = config.temperature
+        if config.seed is not None:
+            params["seed"] = config.seed
+        try:
+            if config.stream:
+                return self._stream(sdk, params)
+            response = sdk.chat.completions.with_raw_response.create(**params)
+            body = response.http_response.content
+        except (openai.OpenAIError, json.JSONDecodeError) as exc:
+            raise _failure(exc) from None
+        return parse_chat_completion(body)
+
+    def _stream(self, sdk: openai.OpenAI, params: dict[str, Any]) -> Reply:
+        events: list[dict[str, Any]] = []
+        parts: list[str] = []
+        finish: str | None = None
+        served: str | None = None
+        input_tokens: int | None = None
+        output_tokens: int | None = None
+        stream = sdk.chat.completions.create(
+            **params, stream=True, stream_options={"include_usage": True}
+        )
+        with stream:
+            for chunk in stream:
+                events.append(chunk.to_dict())
+                served = chunk.model or served
+                if chunk.usage is not None:
+                    input_tokens = chunk.usage.prompt_tokens
+                    output_tokens = chunk.usage.completion_tokens
+                for choice in chunk.choices:
+                    if choice.index != 0:
+                        continue
+                    if choice.delta.content:
+                        parts.append(choice.delta.content)
+                    if choice.finish_reason:
+                        finish = choice.finish_reason
+        if not events:
+            raise _malformed("the stream ended without a chunk")
+        return Reply(
+            text="".join(parts),
+            finish_reason=finish,
+            input_tokens=input_tokens,
+            output_tokens=output_tokens,
+            raw={"stream": events},
+            served_model=served,
+        )

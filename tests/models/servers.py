@@ -1,0 +1,381 @@
+"""Small real HTTP servers that speak the OpenAI Chat Completions and Anthropic Messages wire
+formats, for tests. No patching: the official SDKs talk to them over loopback TCP.
+
+Each server answers ``POST /v1/chat/completions`` (openai) or ``POST /v1/messages`` (anthropic).
+Behaviour is programmed by queueing :class:`Reply` objects; with the queue empty the server echoes
+the last user message. It checks the API key (401 otherwise), answers 404 for the model id
+``no-such-model``, streams Server-Sent Events when the request asks for ``stream: true``, and
+counts requests and the largest number in flight at once.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Literal
+
+from vcost.models import ModelConfig
+
+Provider = Literal["openai", "anthropic"]
+API_KEY = "test-key"
+KEY_ENV = "VCOST_TEST_MODEL_KEY"
+
+
+class SleepLog:
+    """Records the waits a RetryPolicy asks for instead of sleeping them (tests stay fast)."""
+
+    def __init__(self) -> None:
+        self.waits: list[float] = []
+
+    def __call__(self, seconds: float) -> None:
+        self.waits.append(seconds)
+
+
+UNKNOWN_MODEL = "no-such-model"
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One programmed answer. ``status`` != 200 sends the provider's error JSON; ``body`` sends
+    those bytes as they are (with ``application/json``); ``text`` None echoes the prompt."""
+
+    status: int = 200
+    text: str | None = None
+    finish_reason: str | None = None
+    input_tokens: int = 11
+    output_tokens: int = 7
+    delay_s: float = 0.0
+    headers: dict[str, str] = field(default_factory=dict)
+    body: bytes | None = None
+    error_code: str | None = None
+
+    @classmethod
+    def error(
+        cls, status: int, *, retry_after: str | None = None, code: str | None = None
+    ) -> Reply:
+        headers = {"Retry-After": retry_after} if retry_after is not None else {}
+        return cls(status=status, headers=headers, error_code=code)
+
+    @classmethod
+    def malformed(cls) -> Reply:
+        return cls(body=b'{"id": "x", "choices": [ this is not json')
+
+    @classmethod
+    def slow(cls, delay_s: float) -> Reply:
+        return cls(delay_s=delay_s)
+
+    @classmethod
+    def empty(cls) -> Reply:
+        return cls(text="", output_tokens=0, finish_reason="length")
+
+
+class ProviderServer:
+    """A threaded HTTP server for one provider's wire format on 127.0.0.1 (a free port)."""
+
+    def __init__(self, provider: Provider) -> None:
+        self.provider: Provider = provider
+        self.replies: deque[Reply] = deque()
+        self.requests: list[dict[str, Any]] = []
+        self.lock = threading.Lock()
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self.request_seen = threading.Event()
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
+        self._httpd.daemon_threads = True
+        self._httpd.block_on_close = False  # do not wait for handlers a test left sleeping
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+        self.running = False
+
+    @property
+    def url(self) -> str:
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    @property
+    def base_url(self) -> str:
+        """The base_url each SDK wants: OpenAI's includes /v1, Anthropic's does not."""
+        return f"{self.url}/v1" if self.provider == "openai" else self.url
+
+    def start(self) -> ProviderServer:
+        self._thread.start()
+        self.running = True
+        return self
+
+    def stop(self) -> None:
+        """Stop serving and free the port (also for a server that was never started)."""
+        if self.running:
+            self._httpd.shutdown()
+            self.running = False
+        self._httpd.server_close()
+
+    def enqueue(self, *replies: Reply) -> None:
+        with self.lock:
+            self.replies.extend(replies)
+
+    def reset(self, idle_timeout_s: float = 5.0) -> None:
+        """Clear the queue and counters, once the requests still in flight (say, ones a client
+        gave up on) have finished."""
+        deadline = time.monotonic() + idle_timeout_s
+        while self.in_flight and time.monotonic() < deadline:
+            time.sleep(0.01)
+        with self.lock:
+            self.replies.clear()
+            self.requests.clear()
+            self.max_in_flight = self.in_flight
+
+    @property
+    def count(self) -> int:
+        with self.lock:
+            return len(self.requests)
+
+    # -- the wire formats -------------------------------------------------------------------
+
+    def error_body(self, status: int, code: str | None, model: str) -> dict[str, Any]:
+        message = {
+            401: "Incorrect API key provided.",
+            404: f"The model `{model}` does not exist or you do not have access to it.",
+            429: "Rate limit reached. Please try again later.",
+        }.get(status, "The server had an error while processing your request.")
+        if self.provider == "openai":
+            default = {401: "invalid_api_key", 404: "model_not_found", 429: "rate_limit_exceeded"}
+            return {
+                "error": {
+                    "message": message,
+                    "type": "invalid_request_error" if status < 500 else "server_error",
+                    "param": None,
+                    "code": code or default.get(status),
+                }
+            }
+        kinds = {
+            401: "authentication_error",
+            403: "permission_error",
+            404: "not_found_error",
+            429: "rate_limit_error",
+            529: "overloaded_error",
+        }
+        return {
+            "type": "error",
+            "error": {"type": code or kinds.get(status, "api_error"), "message": message},
+        }
+
+    def body(self, reply: Reply, model: str, text: str) -> dict[str, Any]:
+        if self.provider == "openai":
+            return {
+                "id": "chatcmpl-test",
+                "object": "chat.completion",
+                "created": 1_700_000_000,
+                "model": model,
+                "system_fingerprint": "fp_test",
+                "choices": [
+                    {
+                        "index": 0,
+                        "message": {"role": "assistant", "content": text, "refusal": None},
+                        "logprobs": None,
+                        "finish_reason": reply.finish_reason or "stop",
+                    }
+                ],
+                "usage": {
+                    "prompt_tokens": reply.input_tokens,
+                    "completion_tokens": reply.output_tokens,
+                    "total_tokens": reply.input_tokens + reply.output_tokens,
+                },
+            }
+        return {
+            "id": "msg_test",
+            "type": "message",
+            "role": "assistant",
+            "model": model,
+            "content": [{"type": "text", "text": text}] if text else [],
+            "stop_reason": reply.finish_reason or "end_turn",
+            "stop_sequence": None,
+            "usage": {"input_tokens": reply.input_tokens, "output_tokens": reply.output_tokens},
+        }
+
+    def events(self, reply: Reply, model: str, text: str) -> list[tuple[str | None, str]]:
+        """SSE (event, data) pairs for a streamed reply, in three pieces of text."""
+        third = max(1, len(text) // 3)
+        pieces = [text[i : i + third] for i in range(0, len(text), third)]
+        if self.provider == "openai":
+            base = {
+                "id": "chatcmpl-test",
+                "object": "chat.completion.chunk",
+                "created": 1_700_000_000,
+                "model": model,
+            }
+            out = [
+                {**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]}
+            ]
+            out += [
+                {**base, "choices": [{"index": 0, "delta": {"content": p}, "finish_reason": None}]}
+                for p in pieces
+            ]
+            out.append(
+                {
+                    **base,
+                    "choices": [
+                        {"index": 0, "delta": {}, "finish_reason": reply.finish_reason or "stop"}
+                    ],
+                }
+            )
+            usage = {
+                "prompt_tokens": reply.input_tokens,
+                "completion_tokens": reply.output_tokens,
+                "total_tokens": reply.input_tokens + reply.output_tokens,
+            }
+            out.append({**base, "choices": [], "usage": usage})
+            lines: list[tuple[str | None, str]] = [(None, json.dumps(c)) for c in out]
+            return [*lines, (None, "[DONE]")]
+        start = self.body(reply, model, "")
+        start["stop_reason"] = None
+        start["usage"] = {"input_tokens": reply.input_tokens, "output_tokens": 1}
+        seq: list[tuple[str, dict[str, Any]]] = [
+            ("message_start", {"type": "message_start", "message": start}),
+            (
+                "content_block_start",
+                {
+                    "type": "content_block_start",
+                    "index": 0,
+                    "content_block": {"type": "text", "text": ""},
+                },
+            ),
+            ("ping", {"type": "ping"}),
+        ]
+        seq += [
+            (
+                "content_block_delta",
+                {
+                    "type": "content_block_delta",
+                    "index": 0,
+                    "delta": {"type": "text_delta", "text": p},
+                },
+            )
+            for p in pieces
+        ]
+        seq += [
+            ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+            (
+                "message_delta",
+                {
+                    "type": "message_delta",
+                    "delta": {
+                        "stop_reason": reply.finish_reason or "end_turn",
+                        "stop_sequence": None,
+                    },
+                    "usage": {"output_tokens": reply.output_tokens},
+                },
+            ),
+            ("message_stop", {"type": "message_stop"}),
+        ]
+        return [(name, json.dumps(data)) for name, data in seq]
+
+
+def _handler_for(server: ProviderServer) -> type[BaseHTTPRequestHandler]:
+    path = "/v1/chat/completions" if server.provider == "openai" else "/v1/messages"
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass  # keep test output quiet
+
+        def _send(self, status: int, body: bytes, headers: dict[str, str]) -> None:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            for name, value in headers.items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(body)
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length", "0"))
+            request = json.loads(self.rfile.read(length) or b"{}")
+            with server.lock:
+                server.requests.append(
+                    {"path": self.path, "body": request, "headers": dict(self.headers)}
+                )
+                reply = server.replies.popleft() if server.replies else Reply()
+                server.in_flight += 1
+                server.max_in_flight = max(server.max_in_flight, server.in_flight)
+            server.request_seen.set()
+            try:
+                self._answer(request, reply)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client gave up (a timeout test)
+            finally:
+                with server.lock:
+                    server.in_flight -= 1
+
+        def _answer(self, request: dict[str, Any], reply: Reply) -> None:
+            if reply.delay_s:
+                time.sleep(reply.delay_s)
+            model = str(request.get("model", ""))
+            # OpenAI sends a bearer token; Anthropic's SDK sent x-api-key, newer ones a bearer
+            key_ok = self.headers.get("Authorization") == f"Bearer {API_KEY}" or (
+                server.provider == "anthropic" and self.headers.get("x-api-key") == API_KEY
+            )
+            status = reply.status
+            if self.path != path:
+                status = 404
+            elif not key_ok:
+                status = 401
+            elif model == UNKNOWN_MODEL:
+                status = 404
+            if status != 200:
+                body = server.error_body(status, reply.error_code, model)
+                self._send(status, json.dumps(body).encode(), reply.headers)
+                return
+            if reply.body is not None:
+                self._send(200, reply.body, reply.headers)
+                return
+            text = reply.text
+            if text is None:
+                users = [m for m in request.get("messages", []) if m.get("role") == "user"]
+                text = f"echo: {users[-1]['content']}" if users else "echo"
+            if request.get("stream"):
+                self._stream(server.events(reply, model, text))
+                return
+            self._send(200, json.dumps(server.body(reply, model, text)).encode(), reply.headers)
+
+        def _stream(self, events: list[tuple[str | None, str]]) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Cache-Control", "no-cache")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            for name, data in events:
+                chunk = (f"event: {name}\n" if name else "") + f"data: {data}\n\n"
+                self.wfile.write(chunk.encode())
+                self.wfile.flush()
+            self.close_connection = True
+
+    return Handler
+
+
+def make_config(server: ProviderServer, **overrides: Any) -> ModelConfig:
+    values: dict[str, Any] = {
+        "name": f"test-{server.provider}",
+        "provider": server.provider,
+        "model": "test-model",
+        "snapshot": "test-model-2026-01-01",
+        "family": "test",
+        "base_url": server.base_url,
+        "api_key_env": KEY_ENV,
+        "temperature": 0.5,
+        "max_tokens": 64,
+        "system_prompt": "Answer briefly.",
+        "seed": 7,
+        "timeout_s": 5.0,
+        "max_retries": 3,
+        "concurrency": 4,
+        "input_price_per_mtok": 2.0,
+        "output_price_per_mtok": 8.0,
+    }
+    values.update(overrides)
+    return ModelConfig(**values)
