@@ -13,6 +13,8 @@ prints ``str(error)`` and exits non-zero, the web app answers with ``error.http_
     │   └── TraceError         a trace file or row that does not validate
     ├── StatsError             arguments a statistics function cannot use (also a ValueError)
     ├── SandboxError           the sandbox cannot start or be used safely; HTTP 503
+    ├── ModelError             a model call failed (vcost.models: auth, quota, unknown model,
+    │                          bad request, bad response, unavailable/timeout, cassette miss)
     └── StoreError             the database cannot be reached, migrated or written; HTTP 503
 """
 

@@ -16,6 +16,7 @@ from vcost.cli.db_cmd import db
 from vcost.cli.demo_cmd import demo
 from vcost.cli.grade_cmd import grade
 from vcost.cli.indicators_cmd import indicators
+from vcost.cli.plant_cmd import plant
 from vcost.cli.spec_cmd import spec
 from vcost.cli.stats_cmd import stats
 from vcost.cli.tasks_cmd import tasks
@@ -50,6 +51,7 @@ cli.add_command(demo)
 cli.add_command(db)
 cli.add_command(tasks)
 cli.add_command(grade)
+cli.add_command(plant)
 
 
 def main() -> None:

@@ -9,13 +9,15 @@ from pathlib import Path
 
 import click
 from rich.console import Console
-from rich.progress import Progress
+from rich.progress import Progress, TaskID
 
 from vcost.cli.grade_cmd import grades_table
 from vcost.cli.indicators_cmd import write_outputs
+from vcost.cli.plant_cmd import summary_tables
 from vcost.cli.tasks_cmd import BUNDLED
 from vcost.grader import grade_answers, read_answers
 from vcost.indicators import IndicatorSettings, compute_indicators
+from vcost.plant import plant_bank
 from vcost.sandbox import Sandbox
 from vcost.simulate import SyntheticStudy, synthetic_trace
 from vcost.spec import StudySpec
@@ -43,6 +45,28 @@ def _grade(console: Console, out: Path) -> None:
     )
 
 
+PLANT_TASKS = ("e-electricity-bill", "m-overtime-pay", "d-restaurant-spend-per-guest")
+
+
+def _plant(console: Console, out: Path) -> None:
+    """Step 2: planted errors on a few bundled tasks, classified in the sandbox."""
+    console.rule(f"2. plant errors in {len(PLANT_TASKS)} bundled tasks")
+    with Progress(console=console, transient=True) as bar:
+        jobs: dict[str, TaskID] = {}
+
+        def progress(task_id: str, done: int, total: int) -> None:
+            if task_id not in jobs:
+                jobs[task_id] = bar.add_task(task_id, total=total)
+            bar.update(jobs[task_id], completed=done, total=total)
+
+        report = plant_bank(
+            BUNDLED, task_ids=PLANT_TASKS, sandbox=Sandbox("auto"), progress=progress
+        )
+    for table in summary_tables(report):
+        console.print(table)
+    (out / "planted.json").write_text(json.dumps(report.to_dict(), indent=2), encoding="utf-8")
+
+
 @click.command()
 @click.option(
     "--out",
@@ -56,7 +80,8 @@ def demo(out: Path, reps: int) -> None:
     """Run the example study end to end.
 
     1. Grades a few hand-made answers to bundled tasks in the sandbox (OUT/grades.jsonl).
-    2. Loads the paper's illustrative code instantiation (B = 15 human-minutes, tau = 0.9,
+    2. Plants errors in three bundled tasks and classifies each mutant (OUT/planted.json).
+    3. Loads the paper's illustrative code instantiation (B = 15 human-minutes, tau = 0.9,
     q = 1/2, Clopper-Pearson 95%), draws a synthetic trace, writes it as CSV, validates and
     imports it into a fresh SQLite store, computes the indicators from the store, prints the
     model-level table and writes OUT/report.md, OUT/indicators.json and OUT/outputs.csv.
@@ -64,7 +89,8 @@ def demo(out: Path, reps: int) -> None:
     console = Console()
     out.mkdir(parents=True, exist_ok=True)
     _grade(console, out)
-    console.rule("2. the protocol's indicators on a synthetic trace")
+    _plant(console, out)
+    console.rule("3. the protocol's indicators on a synthetic trace")
     with as_file(files("vcost") / "examples" / "code-instantiation.toml") as src:
         spec_path = out / "study.toml"
         shutil.copyfile(src, spec_path)

@@ -1,0 +1,367 @@
+"""Mutation operators for pandas scripts, grouped by the study design's three data error types.
+
+Same contract as the code operators (:mod:`vcost.plant._operators`): span edits that keep the
+script's layout. When an edit would leave a statement that does nothing (``df = df`` after
+removing ``.drop_duplicates()``), the statement is deleted instead, with the comment lines
+directly above it, so the gap does not show.
+
+wrong-filter (wrong filter or dropped rows)
+    ``mask-comparison``        in a comparison: ``<`` ↔ ``<=``, ``>`` ↔ ``>=``, ``==`` ↔ ``!=``
+    ``drop-conjunct``          ``a & b`` → ``a`` / ``b``
+    ``drop-mask``              ``df[mask]`` → ``df``
+    ``remove-drop-duplicates`` ``x.drop_duplicates(...)`` → ``x``            (targets duplicates)
+    ``remove-dropna``          ``x.dropna(...)`` → ``x``                    (targets missing)
+    ``dropna-to-fillna``       ``x.dropna(...)`` → ``x.fillna(0)``          (targets missing)
+wrong-aggregation (wrong aggregation or grouping)
+    ``swap-aggregate``         ``mean`` ↔ ``median``, ``sum`` ↔ ``mean``, ``count`` →
+                               ``size`` / ``nunique`` (methods, or names given to ``.agg``)
+    ``drop-groupby-key``       ``groupby([a, b])`` → ``groupby(a)`` / ``groupby(b)``
+    ``ungrouped-aggregate``    ``x.groupby(k).mean()`` → ``x.mean()`` (aggregate before grouping)
+rounding-unit
+    ``round-digits``           ``round(x, n)`` / ``x.round(n)`` → ``n ± 1``
+    ``remove-unit-factor``     drop a ``/ 100``, ``* 100``, ``/ 60``, ``/ 10``, ``/ 1000``, ...
+    ``swap-unit-factor``       ``/ 60`` → ``/ 3600``, ``/ 100`` → ``/ 1000``, ``/ 10`` → ``/ 100``
+    ``floor-division``         ``/`` → ``//`` (rounds down), ``//`` → ``/``
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from vcost.plant._operators import Operator
+from vcost.plant._source import Edit, SourceText, int_value, method_calls, walk_calls
+
+__all__ = ["DATA_OPERATORS"]
+
+_MASK_TABLE = {"<": "<=", "<=": "<", ">": ">=", ">=": ">", "==": "!=", "!=": "=="}
+_CMP = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
+_AGGREGATES: dict[str, tuple[str, ...]] = {
+    "mean": ("median", "sum"),
+    "median": ("mean",),
+    "sum": ("mean",),
+    "count": ("size", "nunique"),
+    "size": ("count",),
+    "nunique": ("count",),
+}
+_UNIT_FACTORS = (10, 24, 60, 100, 1000, 1440, 3600)
+_UNIT_SWAPS = {10: 100, 24: 1440, 60: 3600, 100: 1000, 1000: 100, 1440: 24, 3600: 60}
+
+
+def _line(src: SourceText, node: ast.AST) -> int:
+    return src.line_of(src.span(node)[0])
+
+
+# ---------------------------------------------------------------- wrong filter
+
+
+def mask_comparison(src: SourceText) -> Iterator[Edit]:
+    """Loosen, tighten or flip one comparison of a mask."""
+    for node in src.nodes(ast.Compare):
+        assert isinstance(node, ast.Compare)
+        operands = [node.left, *node.comparators]
+        for i, op in enumerate(node.ops):
+            old = _CMP.get(type(op))
+            if old is None:
+                continue
+            token = src.operator_token(operands[i], operands[i + 1], [old])
+            if token is None:
+                continue
+            new = _MASK_TABLE[old]
+            line = src.line_of(token[0])
+            yield Edit(
+                f"line {line}: filter comparison `{old}` → `{new}`",
+                src.replace(token[0], token[1], new),
+                line,
+            )
+
+
+def _conjuncts(node: ast.expr) -> list[ast.expr]:
+    """The operands of a chain ``a & b & c`` (left-nested BinOps), in order."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitAnd):
+        return [*_conjuncts(node.left), *_conjuncts(node.right)]
+    return [node]
+
+
+def drop_conjunct(src: SourceText) -> Iterator[Edit]:
+    """``a & b & c`` → ``a & c`` (and so on): one condition of a mask dropped."""
+    for node in src.nodes(ast.BinOp):
+        assert isinstance(node, ast.BinOp)
+        if not isinstance(node.op, ast.BitAnd):
+            continue
+        parent = src.parents.get(node)
+        if isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.BitAnd):
+            continue  # not the top of the chain
+        parts = _conjuncts(node)
+        for i, dropped in enumerate(parts):
+            if len(parts) == 2:
+                mutated = src.substitute(node, src.segment(parts[1 - i]))
+            else:
+                mutated = src.drop_operand(node, parts, i)
+            line = _line(src, dropped)
+            yield Edit(
+                f"line {line}: dropped the condition `{src.segment(dropped)}` from a mask",
+                mutated,
+                line,
+                "missing" if _is_notna(dropped) else None,
+            )
+
+
+def _is_mask(node: ast.expr) -> bool:
+    if isinstance(node, ast.Compare):
+        return True
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitAnd | ast.BitOr):
+        return True
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert):
+        return True
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in ("notna", "notnull", "isna", "isnull", "isin", "between")
+    )
+
+
+def drop_mask(src: SourceText) -> Iterator[Edit]:
+    """``df[mask]`` → ``df``: a whole row filter dropped (``mask`` may be a name assigned one)."""
+    names = {
+        target.id
+        for node in src.nodes(ast.Assign)
+        if isinstance(node, ast.Assign) and _is_mask(node.value)
+        for target in node.targets
+        if isinstance(target, ast.Name)
+    }
+    for node in src.nodes(ast.Subscript):
+        assert isinstance(node, ast.Subscript)
+        named = isinstance(node.slice, ast.Name) and node.slice.id in names
+        if not (named or _is_mask(node.slice)):
+            continue
+        line = _line(src, node)
+        yield Edit(
+            f"line {line}: dropped the row filter `[{src.segment(node.slice)}]`",
+            src.substitute(node, src.segment(node.value)),
+            line,
+            "missing" if _is_notna(node.slice) else None,
+        )
+
+
+def _is_notna(node: ast.AST) -> bool:
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in ("notna", "notnull")
+    )
+
+
+def remove_drop_duplicates(src: SourceText) -> Iterator[Edit]:
+    """``x.drop_duplicates(...)`` → ``x``."""
+    for call, attr in method_calls(src, ["drop_duplicates"]):
+        line = _line(src, call)
+        yield Edit(
+            f"line {line}: removed `.drop_duplicates(...)`",
+            src.substitute(call, src.segment(attr.value)),
+            line,
+            "duplicates",
+        )
+
+
+def remove_dropna(src: SourceText) -> Iterator[Edit]:
+    """``x.dropna(...)`` → ``x`` (a ``notna()`` mask is dropped by ``drop-conjunct``)."""
+    for call, attr in method_calls(src, ["dropna"]):
+        line = _line(src, call)
+        yield Edit(
+            f"line {line}: removed `.dropna(...)`",
+            src.substitute(call, src.segment(attr.value)),
+            line,
+            "missing",
+        )
+
+
+def dropna_to_fillna(src: SourceText) -> Iterator[Edit]:
+    """``x.dropna(...)`` → ``x.fillna(0)``: missing values counted as zero."""
+    for call, attr in method_calls(src, ["dropna"]):
+        start, _ = src.name_token(attr)
+        _, end = src.span(call)
+        line = _line(src, call)
+        yield Edit(
+            f"line {line}: `.dropna(...)` → `.fillna(0)`",
+            src.replace(start, end, "fillna(0)"),
+            line,
+            "missing",
+        )
+
+
+# ---------------------------------------------------------------- wrong aggregation
+
+
+def swap_aggregate(src: SourceText) -> Iterator[Edit]:
+    """``mean`` ↔ ``median``, ``sum`` ↔ ``mean``, ``count`` → ``size`` / ``nunique``."""
+    for call, attr in method_calls(src, list(_AGGREGATES)):
+        start, end = src.name_token(attr)
+        line = _line(src, call)
+        for new in _AGGREGATES[attr.attr]:
+            yield Edit(
+                f"line {line}: `.{attr.attr}()` → `.{new}()`", src.replace(start, end, new), line
+            )
+    for call, _ in method_calls(src, ["agg", "aggregate", "transform"]):
+        for arg in [*call.args, *(k.value for k in call.keywords)]:
+            for node in ast.walk(arg):
+                if isinstance(node, ast.Constant) and node.value in _AGGREGATES:
+                    old = str(node.value)
+                    quote = src.segment(node)[0]
+                    line = _line(src, node)
+                    for new in _AGGREGATES[old]:
+                        yield Edit(
+                            f"line {line}: aggregate `{old}` → `{new}`",
+                            src.replace_node(node, f"{quote}{new}{quote}"),
+                            line,
+                        )
+
+
+def drop_groupby_key(src: SourceText) -> Iterator[Edit]:
+    """``groupby([a, b])`` → ``groupby(a)`` / ``groupby(b)``."""
+    for call, _ in method_calls(src, ["groupby"]):
+        keys = call.args[0] if call.args else None
+        if keys is None:
+            keys = next((k.value for k in call.keywords if k.arg == "by"), None)
+        if not isinstance(keys, ast.List | ast.Tuple) or len(keys.elts) < 2:
+            continue
+        for i, dropped in enumerate(keys.elts):
+            kept = [e for j, e in enumerate(keys.elts) if j != i]
+            if len(kept) == 1:
+                new = src.replace_node(keys, src.segment(kept[0]))
+            elif i == 0:
+                new = src.replace(src.span(dropped)[0], src.span(kept[0])[0], "")
+            else:
+                new = src.replace(src.span(keys.elts[i - 1])[1], src.span(dropped)[1], "")
+            line = _line(src, dropped)
+            yield Edit(f"line {line}: dropped the groupby key `{src.segment(dropped)}`", new, line)
+
+
+def ungrouped_aggregate(src: SourceText) -> Iterator[Edit]:
+    """``x.groupby(k).agg()`` → ``x.agg()``: aggregated over all rows, before any grouping."""
+    for call, attr in method_calls(src, ["groupby"]):
+        parent = src.parents.get(call)
+        if not isinstance(parent, ast.Attribute | ast.Subscript):
+            continue
+        line = _line(src, call)
+        yield Edit(
+            f"line {line}: aggregated without `.groupby({', '.join(map(src.segment, call.args))})`",
+            src.substitute(call, src.segment(attr.value)),
+            line,
+        )
+
+
+# ---------------------------------------------------------------- rounding or unit
+
+
+def round_digits(src: SourceText) -> Iterator[Edit]:
+    """``round(x, n)`` and ``x.round(n)``: ``n`` ± 1."""
+    digits: list[ast.expr] = []
+    for call in walk_calls(src, ["round"]):
+        if len(call.args) == 2:
+            digits.append(call.args[1])
+    for call, _ in method_calls(src, ["round"]):
+        if len(call.args) == 1:
+            digits.append(call.args[0])
+    for node in sorted(digits, key=lambda n: (n.lineno, n.col_offset)):
+        value = int_value(node)
+        if value is None:
+            continue
+        line = _line(src, node)
+        for new in (value - 1, value + 1):
+            if new < 0:
+                continue
+            yield Edit(
+                f"line {line}: rounded to {new} decimals instead of {value}",
+                src.replace_node(node, str(new)),
+                line,
+            )
+
+
+def _unit_factor(src: SourceText, node: ast.BinOp) -> tuple[ast.expr, ast.expr] | None:
+    """(factor, other operand) of ``x / 60``, ``100 * x``, ...; None for anything else."""
+    if not isinstance(node.op, ast.Div | ast.Mult | ast.FloorDiv):
+        return None
+    for factor, other in ((node.right, node.left), (node.left, node.right)):
+        if factor is node.left and not isinstance(node.op, ast.Mult):
+            continue
+        if (
+            isinstance(factor, ast.Constant)
+            and type(factor.value) is int
+            and factor.value in _UNIT_FACTORS
+        ):
+            return factor, other
+    return None
+
+
+def remove_unit_factor(src: SourceText) -> Iterator[Edit]:
+    """Drop a unit factor: ``x / 60`` → ``x``, ``100 * x`` → ``x``."""
+    for node in src.nodes(ast.BinOp):
+        assert isinstance(node, ast.BinOp)
+        found = _unit_factor(src, node)
+        if found is None:
+            continue
+        factor, other = found
+        op = src.operator_token(node.left, node.right, ["/", "*", "//"])
+        if op is None:
+            continue
+        text = src.segment(other)
+        line = _line(src, node)
+        yield Edit(
+            f"line {line}: removed the unit factor `{op[2]} {src.segment(factor)}`",
+            src.substitute(node, text),
+            line,
+        )
+
+
+def floor_division(src: SourceText) -> Iterator[Edit]:
+    """``/`` → ``//`` (rounds down on the way) and ``//`` → ``/``."""
+    for node in src.nodes(ast.BinOp):
+        assert isinstance(node, ast.BinOp)
+        if not isinstance(node.op, ast.Div | ast.FloorDiv):
+            continue
+        old = "/" if isinstance(node.op, ast.Div) else "//"
+        new = "//" if old == "/" else "/"
+        token = src.operator_token(node.left, node.right, [old])
+        if token is None:
+            continue
+        line = src.line_of(token[0])
+        yield Edit(
+            f"line {line}: division `{old}` → `{new}`", src.replace(token[0], token[1], new), line
+        )
+
+
+def swap_unit_factor(src: SourceText) -> Iterator[Edit]:
+    """Use the wrong unit factor: ``/ 60`` → ``/ 3600``, ``/ 100`` → ``/ 1000``, ..."""
+    for node in src.nodes(ast.BinOp):
+        assert isinstance(node, ast.BinOp)
+        found = _unit_factor(src, node)
+        if found is None:
+            continue
+        factor, _ = found
+        assert isinstance(factor, ast.Constant)
+        assert type(factor.value) is int
+        new = _UNIT_SWAPS[factor.value]
+        text = src.segment(factor)
+        line = _line(src, node)
+        yield Edit(
+            f"line {line}: unit factor `{text}` → `{new}`", src.replace_node(factor, str(new)), line
+        )
+
+
+DATA_OPERATORS: tuple[Operator, ...] = (
+    Operator("mask-comparison", "wrong-filter", mask_comparison),
+    Operator("drop-conjunct", "wrong-filter", drop_conjunct),
+    Operator("drop-mask", "wrong-filter", drop_mask),
+    Operator("remove-drop-duplicates", "wrong-filter", remove_drop_duplicates),
+    Operator("remove-dropna", "wrong-filter", remove_dropna),
+    Operator("dropna-to-fillna", "wrong-filter", dropna_to_fillna),
+    Operator("swap-aggregate", "wrong-aggregation", swap_aggregate),
+    Operator("drop-groupby-key", "wrong-aggregation", drop_groupby_key),
+    Operator("ungrouped-aggregate", "wrong-aggregation", ungrouped_aggregate),
+    Operator("round-digits", "rounding-unit", round_digits),
+    Operator("remove-unit-factor", "rounding-unit", remove_unit_factor),
+    Operator("swap-unit-factor", "rounding-unit", swap_unit_factor),
+    Operator("floor-division", "rounding-unit", floor_division),
+)
+"""The data-script operators, in the order their mutants are listed (and deduplicated)."""

@@ -1,0 +1,368 @@
+"""Code mutation operators on small hand-written sources: exact mutated text, layout kept.
+
+Each source has odd spacing, comments and trailing commas on the lines the operator does not
+touch; the tests assert the whole mutated text, so any reformatting would show.
+"""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from vcost.errors import InputError
+from vcost.plant import Mutant, mutants
+from vcost.plant._operators import (
+    and_or,
+    any_all,
+    bool_flip,
+    cmp_direction,
+    cmp_strictness,
+    drop_condition_part,
+    eq_neq,
+    guard_target,
+    int_constant,
+    len_minus_one,
+    min_max,
+    negate,
+    range_bound,
+    remove_clamp,
+    remove_dedupe,
+    remove_guard,
+    remove_guard_clause,
+    remove_tiebreak,
+    slice_bound,
+    truthiness,
+)
+from vcost.plant._source import Edit, SourceText
+
+
+def sources(edits: list[Edit]) -> list[str]:
+    return [e.source for e in edits]
+
+
+def by_operator(found: list[Mutant], name: str) -> list[str]:
+    return [m.source for m in found if m.operator == name]
+
+
+# ---------------------------------------------------------------- boundary
+
+ODD = """\
+def f(xs,  limit):   # odd spacing
+    total = 0
+    for x in xs :
+        if x  <  limit :   # keep me
+            total += x
+    return [total,]
+"""
+
+
+def test_cmp_strictness_changes_only_the_operator() -> None:
+    (edit,) = cmp_strictness(SourceText(ODD))
+    assert edit.source == ODD.replace("if x  <  limit", "if x  <=  limit")
+    assert edit.line == 4
+    assert "`<` → `<=`" in edit.description
+
+
+def test_cmp_strictness_both_ways_and_chained() -> None:
+    src = "ok = 0 < ml <= MAX  # chained\nbig = a >= b\n"
+    assert sources(list(cmp_strictness(SourceText(src)))) == [
+        "ok = 0 <= ml <= MAX  # chained\nbig = a >= b\n",
+        "ok = 0 < ml < MAX  # chained\nbig = a >= b\n",
+        "ok = 0 < ml <= MAX  # chained\nbig = a > b\n",
+    ]
+
+
+def test_int_constant_plus_minus_one_including_negative_literals() -> None:
+    src = "a = xs[-1]   # last\nb = 0\nc = True\n"
+    assert sources(list(int_constant(SourceText(src)))) == [
+        "a = xs[0]   # last\nb = 0\nc = True\n",
+        "a = xs[-2]   # last\nb = 0\nc = True\n",
+        "a = xs[-1]   # last\nb = 1\nc = True\n",
+        "a = xs[-1]   # last\nb = -1\nc = True\n",
+    ]
+
+
+def test_range_bound_folds_constants_and_keeps_the_rest() -> None:
+    src = "for i in range(1, len(xs) + 1):  # 1-based\n    pass\n"
+    assert sources(list(range_bound(SourceText(src)))) == [
+        "for i in range(2, len(xs) + 1):  # 1-based\n    pass\n",
+        "for i in range(0, len(xs) + 1):  # 1-based\n    pass\n",
+        "for i in range(1, len(xs) + 2):  # 1-based\n    pass\n",
+        "for i in range(1, len(xs)):  # 1-based\n    pass\n",
+    ]
+
+
+def test_range_bound_single_argument_and_step_untouched() -> None:
+    src = "a = range(n)\nb = range(0, n , 2)\n"
+    got = sources(list(range_bound(SourceText(src))))
+    assert got[:2] == [
+        "a = range(n + 1)\nb = range(0, n , 2)\n",
+        "a = range(n - 1)\nb = range(0, n , 2)\n",
+    ]
+    assert "a = range(n)\nb = range(0, n - 1 , 2)\n" in got
+    assert all(", 2)" in s for s in got)
+
+
+def test_slice_bound_each_bound_each_way() -> None:
+    src = "head = text[ :3]\ntail = text[i:]\n"
+    assert sources(list(slice_bound(SourceText(src)))) == [
+        "head = text[ :4]\ntail = text[i:]\n",
+        "head = text[ :2]\ntail = text[i:]\n",
+        "head = text[ :3]\ntail = text[i + 1:]\n",
+        "head = text[ :3]\ntail = text[i - 1:]\n",
+    ]
+
+
+def test_len_minus_one_parenthesised_only_where_needed() -> None:
+    src = "n = len(xs)\nm = 2 * len(ys)\nk = len(zs) + 1\n"
+    assert sources(list(len_minus_one(SourceText(src)))) == [
+        "n = len(xs) - 1\nm = 2 * len(ys)\nk = len(zs) + 1\n",
+        "n = len(xs)\nm = 2 * (len(ys) - 1)\nk = len(zs) + 1\n",
+        "n = len(xs)\nm = 2 * len(ys)\nk = len(zs) - 1 + 1\n",
+    ]
+
+
+# ---------------------------------------------------------------- wrong condition
+
+
+def test_and_or_one_operator_at_a_time() -> None:
+    src = "if a and b  and c:  # three\n    pass\n"
+    assert sources(list(and_or(SourceText(src)))) == [
+        "if a or b  and c:  # three\n    pass\n",
+        "if a and b  or c:  # three\n    pass\n",
+    ]
+
+
+def test_negate_adds_or_removes_not() -> None:
+    src = "while not done:\n    x = 1 if ready else 2\n    if a < b :\n        pass\n"
+    assert sources(list(negate(SourceText(src)))) == [
+        "while done:\n    x = 1 if ready else 2\n    if a < b :\n        pass\n",
+        "while not done:\n    x = 1 if not ready else 2\n    if a < b :\n        pass\n",
+        "while not done:\n    x = 1 if ready else 2\n    if not (a < b) :\n        pass\n",
+    ]
+
+
+def test_drop_condition_part_keeps_layout_and_drops_leftover_parentheses() -> None:
+    src = "if a and (b or c):  # both\n    x = 1\nwhile p and q and r :\n    pass\n"
+    assert sources(list(drop_condition_part(SourceText(src)))) == [
+        "if b or c:  # both\n    x = 1\nwhile p and q and r :\n    pass\n",
+        "if a:  # both\n    x = 1\nwhile p and q and r :\n    pass\n",
+        "if a and c:  # both\n    x = 1\nwhile p and q and r :\n    pass\n",
+        "if a and b:  # both\n    x = 1\nwhile p and q and r :\n    pass\n",
+        "if a and (b or c):  # both\n    x = 1\nwhile q and r :\n    pass\n",
+        "if a and (b or c):  # both\n    x = 1\nwhile p and r :\n    pass\n",
+        "if a and (b or c):  # both\n    x = 1\nwhile p and q :\n    pass\n",
+    ]
+
+
+def test_drop_condition_part_leaves_or_guards_to_remove_guard_clause() -> None:
+    src = "def f(x):\n    if x < 0 or x > 9:\n        return 0\n    return x\n"
+    assert list(drop_condition_part(SourceText(src))) == []
+
+
+def test_eq_neq_and_direction() -> None:
+    src = "ok = (a == b)   # same?\nlow = c <= d\n"
+    assert sources(list(eq_neq(SourceText(src)))) == ["ok = (a != b)   # same?\nlow = c <= d\n"]
+    assert sources(list(cmp_direction(SourceText(src)))) == [
+        "ok = (a == b)   # same?\nlow = c >= d\n"
+    ]
+
+
+def test_min_max_swaps_the_name_only() -> None:
+    src = "best = min( scores ,key=len)\n"
+    assert sources(list(min_max(SourceText(src)))) == ["best = max( scores ,key=len)\n"]
+
+
+def test_truthiness_none_tests_and_truth_tests() -> None:
+    src = (
+        "if spend is not None and (level > 0 or spend is None):\n"
+        "    pass\n"
+        "while not queue:\n"
+        "    pass\n"
+    )
+    assert sources(list(truthiness(SourceText(src)))) == [
+        src.replace("if spend is not None and", "if spend and"),
+        src.replace("or spend is None)", "or not spend)"),
+        src.replace("while not queue:", "while queue is None:"),
+    ]
+
+
+def test_any_all() -> None:
+    src = "ok = all(x > 0 for x in xs)  # every one\n"
+    assert sources(list(any_all(SourceText(src)))) == ["ok = any(x > 0 for x in xs)  # every one\n"]
+
+
+def test_bool_flip() -> None:
+    src = "on = False  # start off\nflags = [True,]\n"
+    assert sources(list(bool_flip(SourceText(src)))) == [
+        "on = True  # start off\nflags = [True,]\n",
+        "on = False  # start off\nflags = [False,]\n",
+    ]
+
+
+# ---------------------------------------------------------------- missed edge case
+
+GUARDED = """\
+def total(xs):
+    if not xs:
+        return 0   # nothing to add
+    out = 0
+    for x in xs:
+        # negative values are refunds, skipped
+        if x < 0:
+            continue
+        out += x
+    return out
+"""
+
+
+def test_remove_guard_deletes_lines_and_the_comment_above() -> None:
+    edits = list(remove_guard(SourceText(GUARDED)))
+    assert [e.targets for e in edits] == ["empty", "negative"]
+    assert edits[0].source == GUARDED.replace(
+        "    if not xs:\n        return 0   # nothing to add\n", ""
+    )
+    assert edits[1].source == GUARDED.replace(
+        "        # negative values are refunds, skipped\n        if x < 0:\n            continue\n",
+        "",
+    )
+
+
+def test_remove_guard_keeps_a_block_valid_with_pass() -> None:
+    src = "for x in xs:\n    if x is None:\n        continue\nprint( 'done' )\n"
+    (edit,) = remove_guard(SourceText(src))
+    assert edit.source == "for x in xs:\n    pass\nprint( 'done' )\n"
+    ast.parse(edit.source)
+
+
+def test_remove_guard_skips_if_with_else_and_elif() -> None:
+    src = "if a:\n    return 1\nelif b:\n    return 2\nelse:\n    x = 3\n"
+    assert list(remove_guard(SourceText(f"def f(a, b):\n{_indent(src)}"))) == []
+
+
+def _indent(text: str) -> str:
+    return "".join("    " + line for line in text.splitlines(keepends=True))
+
+
+def test_remove_guard_clause_drops_one_or_part() -> None:
+    src = (
+        "def f(xs):\n"
+        "    for x in xs:\n"
+        "        if x < 0 or x > 24:\n"
+        "            raise ValueError(x)\n"
+    )
+    edits = list(remove_guard_clause(SourceText(src)))
+    assert sources(edits) == [
+        src.replace("if x < 0 or x > 24:", "if x > 24:"),
+        src.replace("if x < 0 or x > 24:", "if x < 0:"),
+    ]
+    assert [e.targets for e in edits] == ["negative", "boundary"]
+
+
+def test_remove_clamp_forms() -> None:
+    src = (
+        "a = max(0, x - y)\n"
+        "b = 2 * max(x - 8, 0)\n"
+        "c = min(total, CAP)\n"
+        "if fine > LIMIT:\n"
+        "    fine = LIMIT\n"
+        "print(fine)\n"
+    )
+    edits = list(remove_clamp(SourceText(src)))
+    assert sources(edits) == [
+        src.replace("max(0, x - y)", "x - y"),
+        src.replace("2 * max(x - 8, 0)", "2 * (x - 8)"),
+        src.replace("min(total, CAP)", "total"),
+        "a = max(0, x - y)\nb = 2 * max(x - 8, 0)\nc = min(total, CAP)\nprint(fine)\n",
+    ]
+    assert [e.targets for e in edits] == ["negative", "negative", "boundary", "boundary"]
+
+
+def test_remove_dedupe() -> None:
+    src = "names = sorted(set(raw))\nuniq = list(dict.fromkeys(raw))\nempty = set()\n"
+    edits = list(remove_dedupe(SourceText(src)))
+    assert sources(edits) == [
+        "names = sorted(raw)\nuniq = list(dict.fromkeys(raw))\nempty = set()\n",
+        "names = sorted(set(raw))\nuniq = list(raw)\nempty = set()\n",
+    ]
+    assert {e.targets for e in edits} == {"duplicates"}
+
+
+def test_remove_tiebreak_sort_key_parts() -> None:
+    src = "rows.sort(key=lambda r: (-r[1], r[0], r[2]))  # by score\n"
+    edits = list(remove_tiebreak(SourceText(src)))
+    assert sources(edits) == [
+        "rows.sort(key=lambda r: (-r[1], r[2]))  # by score\n",
+        "rows.sort(key=lambda r: (-r[1], r[0]))  # by score\n",
+    ]
+    two = "best = min(xs, key=lambda p: (p.cost, p.name))\n"
+    assert sources(list(remove_tiebreak(SourceText(two)))) == [
+        "best = min(xs, key=lambda p: p.cost)\n"
+    ]
+
+
+def test_remove_tiebreak_compared_tuple() -> None:
+    src = "if (length, row, seat) < best:\n    best = (length, row, seat)\n"
+    (edit,) = remove_tiebreak(SourceText(src))
+    assert edit.source == "if (length, row) < best:\n    best = (length, row, seat)\n"
+    assert edit.targets == "ties"
+
+
+@pytest.mark.parametrize(
+    ("condition", "target"),
+    [
+        ("not xs", "empty"),
+        ("len(xs) == 0", "empty"),
+        ("xs == []", "empty"),
+        ("qty < 0", "negative"),
+        ("size <= 0", "negative"),
+        ("key in seen", "duplicates"),
+        ("days <= GRACE", "boundary"),
+        ("x > 24", "boundary"),
+        ("kind not in KINDS", None),
+        ("a < b", None),
+        ("not valid", None),
+    ],
+)
+def test_guard_target(condition: str, target: str | None) -> None:
+    test = ast.parse(condition, mode="eval").body
+    assert guard_target(test, frozenset({"valid"})) == target
+
+
+# ---------------------------------------------------------------- mutants()
+
+
+def test_mutants_dedupes_and_reports_diffs() -> None:
+    src = "def f(x):\n    return x < 1\n"
+    found = mutants(src, kind="code")
+    assert len({m.source for m in found}) == len(found)
+    assert src not in {m.source for m in found}
+    first = found[0]
+    assert first.operator == "cmp-strictness"
+    assert first.error_type == "boundary"
+    assert first.diff.startswith("--- answer.py (answer)\n+++ answer.py (mutant)\n")
+    assert "-    return x < 1\n+    return x <= 1\n" in first.diff
+    # `x < 1` → `x < 2` (int-constant) and `x <= 1`, `x > 1`, `not (x < 1)` all present once
+    assert by_operator(found, "int-constant") == [
+        "def f(x):\n    return x < 2\n",
+        "def f(x):\n    return x < 0\n",
+    ]
+
+
+def test_mutants_rejects_unparsable_source() -> None:
+    with pytest.raises(InputError, match="does not parse"):
+        mutants("def f(:\n", kind="code")
+
+
+def test_mutants_rejects_unknown_kind() -> None:
+    with pytest.raises(InputError, match="kind"):
+        mutants("x = 1\n", kind="text")  # type: ignore[arg-type]
+
+
+def test_unicode_columns_are_bytes_in_the_ast() -> None:
+    src = 'label = "café" if n < 10 else "bar"\n'
+    (edit,) = cmp_strictness(SourceText(src))
+    assert edit.source == 'label = "café" if n <= 10 else "bar"\n'
+    edits = list(int_constant(SourceText(src)))
+    assert edits[0].source == 'label = "café" if n < 11 else "bar"\n'
