@@ -10,40 +10,22 @@ OpenAI, the SDK's retries are off and a non-streamed reply is read raw and parse
 from __future__ import annotations
 
 import json
-import threading
 from typing import TYPE_CHECKING, Any
 
-from vcost.models._client import AdapterBase, Reply, int_or_none
+from vcost.models._client import Reply, int_or_none
 from vcost.models._config import ModelConfig
-from vcost.models._retry import Failure, RetryPolicy, failure_from_status
+from vcost.models._retry import Failure
+from vcost.models._sdk import SdkAdapter, json_body, sdk_failure
 
 if TYPE_CHECKING:  # the SDKs take seconds to import: only on the first real call
     import anthropic
-    import httpx2
 
 __all__ = ["AnthropicClient"]
 
 
-def _failure(exc: Exception) -> Failure:
-    import anthropic
-
-    if isinstance(exc, anthropic.APIStatusError):
-        return failure_from_status(exc.status_code, exc.body, exc.response.headers)
-    if isinstance(exc, anthropic.APITimeoutError):
-        return Failure("timeout", "timed out")
-    if isinstance(exc, anthropic.APIConnectionError):
-        return Failure("connection", str(exc.__cause__ or exc))
-    if isinstance(exc, anthropic.APIError):  # an error event inside a stream
-        return failure_from_status(500, exc.body, {})
-    return Failure("malformed", f"{type(exc).__name__}: {exc}")
-
-
 def parse_message(body: bytes) -> Reply:
     """Read a Messages JSON body; raises Failure('malformed') if it is not one."""
-    try:
-        data = json.loads(body)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise Failure("malformed", f"not JSON: {exc}; body starts {body[:80]!r}") from None
+    data = json_body(body)
     if not isinstance(data, dict) or not isinstance(data.get("content"), list):
         raise Failure("malformed", "no content list in the reply")
     texts: list[str] = []
@@ -70,40 +52,21 @@ def parse_message(body: bytes) -> Reply:
     )
 
 
-class AnthropicClient(AdapterBase):
+class AnthropicClient(SdkAdapter["anthropic.Anthropic"]):
     """:class:`~vcost.models.ModelClient` for ``provider = "anthropic"``."""
 
     provider = "anthropic"
 
-    def __init__(
-        self, *, retry: RetryPolicy | None = None, http_client: httpx2.Client | None = None
-    ) -> None:
-        super().__init__(retry=retry)
-        self._http_client = http_client
-        self._sdks: dict[tuple[str | None, str, float], anthropic.Anthropic] = {}
-        self._sdk_lock = threading.Lock()
-
-    def _sdk(self, config: ModelConfig) -> anthropic.Anthropic:
+    def _new_sdk(self, config: ModelConfig, api_key: str) -> anthropic.Anthropic:
         import anthropic
 
-        key = (config.base_url, self.api_key(config), config.timeout_s)
-        with self._sdk_lock:
-            if key not in self._sdks:
-                self._sdks[key] = anthropic.Anthropic(
-                    api_key=key[1],
-                    base_url=config.base_url,
-                    timeout=config.timeout_s,
-                    max_retries=0,
-                    http_client=self._http_client,
-                )
-            return self._sdks[key]
-
-    def close(self) -> None:
-        """Close the SDK clients (their connection pools)."""
-        with self._sdk_lock:
-            for sdk in self._sdks.values():
-                sdk.close()
-            self._sdks.clear()
+        return anthropic.Anthropic(
+            api_key=api_key,
+            base_url=config.base_url,
+            timeout=config.timeout_s,
+            max_retries=0,
+            http_client=self._http_client,
+        )
 
     def _attempt(self, messages: list[dict[str, str]], config: ModelConfig) -> Reply:
         import anthropic
@@ -126,7 +89,7 @@ class AnthropicClient(AdapterBase):
             response = sdk.messages.with_raw_response.create(**params)
             body = response.http_response.content
         except (anthropic.AnthropicError, json.JSONDecodeError) as exc:
-            raise _failure(exc) from None
+            raise sdk_failure(exc, anthropic) from None
         return parse_message(body)
 
     def _stream(self, sdk: anthropic.Anthropic, params: dict[str, Any]) -> Reply:

@@ -10,32 +10,17 @@ half-parsed. A streamed reply asks for the usage chunk (``stream_options.include
 from __future__ import annotations
 
 import json
-import threading
 from typing import TYPE_CHECKING, Any
 
-from vcost.models._client import AdapterBase, Reply, int_or_none
+from vcost.models._client import Reply, int_or_none
 from vcost.models._config import ModelConfig
-from vcost.models._retry import Failure, RetryPolicy, failure_from_status
+from vcost.models._retry import Failure
+from vcost.models._sdk import SdkAdapter, json_body, sdk_failure
 
 if TYPE_CHECKING:  # the SDKs take seconds to import: only on the first real call
-    import httpx2
     import openai
 
 __all__ = ["OpenAIClient"]
-
-
-def _failure(exc: Exception) -> Failure:
-    import openai
-
-    if isinstance(exc, openai.APIStatusError):
-        return failure_from_status(exc.status_code, exc.body, exc.response.headers)
-    if isinstance(exc, openai.APITimeoutError):
-        return Failure("timeout", "timed out")
-    if isinstance(exc, openai.APIConnectionError):
-        return Failure("connection", str(exc.__cause__ or exc))
-    if isinstance(exc, openai.APIError):  # an error event inside a stream
-        return failure_from_status(500, exc.body, {})
-    return Failure("malformed", f"{type(exc).__name__}: {exc}")
 
 
 def _malformed(detail: str) -> Failure:
@@ -44,10 +29,7 @@ def _malformed(detail: str) -> Failure:
 
 def parse_chat_completion(body: bytes) -> Reply:
     """Read a Chat Completions JSON body; raises Failure('malformed') if it is not one."""
-    try:
-        data = json.loads(body)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise _malformed(f"not JSON: {exc}; body starts {body[:80]!r}") from None
+    data = json_body(body)
     if not isinstance(data, dict):
         raise _malformed("the JSON is not an object")
     choices = data.get("choices")
@@ -74,7 +56,7 @@ def parse_chat_completion(body: bytes) -> Reply:
     )
 
 
-class OpenAIClient(AdapterBase):
+class OpenAIClient(SdkAdapter["openai.OpenAI"]):
     """:class:`~vcost.models.ModelClient` for ``provider = "openai"``.
 
     ``http_client`` (an ``httpx2.Client``) is passed to the SDK, e.g. for a proxy or custom CA.
@@ -82,35 +64,16 @@ class OpenAIClient(AdapterBase):
 
     provider = "openai"
 
-    def __init__(
-        self, *, retry: RetryPolicy | None = None, http_client: httpx2.Client | None = None
-    ) -> None:
-        super().__init__(retry=retry)
-        self._http_client = http_client
-        self._sdks: dict[tuple[str | None, str, float], openai.OpenAI] = {}
-        self._sdk_lock = threading.Lock()
-
-    def _sdk(self, config: ModelConfig) -> openai.OpenAI:
+    def _new_sdk(self, config: ModelConfig, api_key: str) -> openai.OpenAI:
         import openai
 
-        key = (config.base_url, self.api_key(config), config.timeout_s)
-        with self._sdk_lock:
-            if key not in self._sdks:
-                self._sdks[key] = openai.OpenAI(
-                    api_key=key[1],
-                    base_url=config.base_url,
-                    timeout=config.timeout_s,
-                    max_retries=0,
-                    http_client=self._http_client,
-                )
-            return self._sdks[key]
-
-    def close(self) -> None:
-        """Close the SDK clients (their connection pools)."""
-        with self._sdk_lock:
-            for sdk in self._sdks.values():
-                sdk.close()
-            self._sdks.clear()
+        return openai.OpenAI(
+            api_key=api_key,
+            base_url=config.base_url,
+            timeout=config.timeout_s,
+            max_retries=0,
+            http_client=self._http_client,
+        )
 
     def _attempt(self, messages: list[dict[str, str]], config: ModelConfig) -> Reply:
         import openai
@@ -135,7 +98,7 @@ class OpenAIClient(AdapterBase):
             response = sdk.chat.completions.with_raw_response.create(**params)
             body = response.http_response.content
         except (openai.OpenAIError, json.JSONDecodeError) as exc:
-            raise _failure(exc) from None
+            raise sdk_failure(exc, openai) from None
         return parse_chat_completion(body)
 
     def _stream(self, sdk: openai.OpenAI, params: dict[str, Any]) -> Reply:
