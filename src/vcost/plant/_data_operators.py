@@ -152,28 +152,26 @@ def _is_notna(node: ast.AST) -> bool:
     )
 
 
-def remove_drop_duplicates(src: SourceText) -> Iterator[Edit]:
-    """``x.drop_duplicates(...)`` → ``x``."""
-    for call, attr in method_calls(src, ["drop_duplicates"]):
+def _remove_method(src: SourceText, method: str, target: str) -> Iterator[Edit]:
+    """``x.method(...)`` → ``x``, a missed edge case aimed at checklist item ``target``."""
+    for call, attr in method_calls(src, [method]):
         line = _line(src, call)
         yield Edit(
-            f"line {line}: removed `.drop_duplicates(...)`",
+            f"line {line}: removed `.{method}(...)`",
             src.substitute(call, src.segment(attr.value)),
             line,
-            "duplicates",
+            target,
         )
+
+
+def remove_drop_duplicates(src: SourceText) -> Iterator[Edit]:
+    """``x.drop_duplicates(...)`` → ``x``."""
+    return _remove_method(src, "drop_duplicates", "duplicates")
 
 
 def remove_dropna(src: SourceText) -> Iterator[Edit]:
     """``x.dropna(...)`` → ``x`` (a ``notna()`` mask is dropped by ``drop-conjunct``)."""
-    for call, attr in method_calls(src, ["dropna"]):
-        line = _line(src, call)
-        yield Edit(
-            f"line {line}: removed `.dropna(...)`",
-            src.substitute(call, src.segment(attr.value)),
-            line,
-            "missing",
-        )
+    return _remove_method(src, "dropna", "missing")
 
 
 def dropna_to_fillna(src: SourceText) -> Iterator[Edit]:

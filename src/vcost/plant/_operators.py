@@ -137,6 +137,18 @@ def plus(src: SourceText, node: ast.expr, delta: int) -> str:
     return f"{text} + {delta}" if delta > 0 else f"{text} - {-delta}"
 
 
+def _off_by_one(src: SourceText, node: ast.expr, label: str) -> Iterator[Edit]:
+    """``node`` → ``node + 1`` and ``node - 1`` (as ``plus`` writes them)."""
+    line = _line(src, node)
+    for delta in (1, -1):
+        new = plus(src, node, delta)
+        yield Edit(
+            f"line {line}: {label} `{src.segment(node)}` → `{new}`",
+            src.replace_node(node, src.fit(node, new)),
+            line,
+        )
+
+
 def range_bound(src: SourceText) -> Iterator[Edit]:
     """``range(a, b)`` → ``range(a, b ± 1)`` and ``range(a ± 1, b)``; ``range(n)`` → ``n ± 1``."""
     for call in walk_calls(src, ["range"]):
@@ -145,16 +157,8 @@ def range_bound(src: SourceText) -> Iterator[Edit]:
         bounds = call.args[:2]
         names = ["stop"] if len(bounds) == 1 else ["start", "stop"]
         for name, arg in zip(names, bounds, strict=True):
-            if isinstance(arg, ast.Starred):
-                continue
-            for delta in (1, -1):
-                new = plus(src, arg, delta)
-                line = _line(src, arg)
-                yield Edit(
-                    f"line {line}: range {name} `{src.segment(arg)}` → `{new}`",
-                    src.replace_node(arg, src.fit(arg, new)),
-                    line,
-                )
+            if not isinstance(arg, ast.Starred):
+                yield from _off_by_one(src, arg, f"range {name}")
 
 
 def slice_bound(src: SourceText) -> Iterator[Edit]:
@@ -162,16 +166,8 @@ def slice_bound(src: SourceText) -> Iterator[Edit]:
     for node in src.nodes(ast.Slice):
         assert isinstance(node, ast.Slice)
         for name, bound in (("start", node.lower), ("end", node.upper)):
-            if bound is None:
-                continue
-            for delta in (1, -1):
-                new = plus(src, bound, delta)
-                line = _line(src, bound)
-                yield Edit(
-                    f"line {line}: slice {name} `{src.segment(bound)}` → `{new}`",
-                    src.replace_node(bound, src.fit(bound, new)),
-                    line,
-                )
+            if bound is not None:
+                yield from _off_by_one(src, bound, f"slice {name}")
 
 
 def len_minus_one(src: SourceText) -> Iterator[Edit]:
