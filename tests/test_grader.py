@@ -85,3 +85,16 @@ def test_cli_json(tmp_path: Path) -> None:
     assert body["grades"][0]["ground_truth"] == "correct"
     assert body["isolation"] == "bubblewrap"
     assert json.loads(out.read_text())["answer_id"] == "x"
+
+
+def test_cli_bundled_keyword_and_missing_bank(tmp_path: Path) -> None:
+    """`bundled` names the shipped bank; a bank path that is not a folder is a clear error."""
+    code = next(t for t in BANK if isinstance(t, CodeTask))
+    answers = tmp_path / "a.jsonl"
+    answers.write_text(json.dumps({"answer_id": "x", "task_id": code.id, "code": code.reference}))
+    ok = CliRunner().invoke(cli, ["grade", "bundled", str(answers), "--json"])
+    assert ok.exit_code == 0, ok.output
+    assert json.loads(ok.output)["grades"][0]["ground_truth"] == "correct"
+    missing = CliRunner().invoke(cli, ["grade", str(tmp_path / "nope"), str(answers)])
+    assert missing.exit_code == 2
+    assert "not a task bank folder" in missing.output

@@ -14,7 +14,6 @@ from rich.progress import Progress, TaskID
 from vcost.cli.grade_cmd import grades_table
 from vcost.cli.indicators_cmd import write_outputs
 from vcost.cli.plant_cmd import summary_tables
-from vcost.cli.tasks_cmd import BUNDLED
 from vcost.grader import grade_answers, read_answers
 from vcost.indicators import IndicatorSettings, compute_indicators
 from vcost.plant import plant_bank
@@ -22,7 +21,7 @@ from vcost.sandbox import Sandbox
 from vcost.simulate import SyntheticStudy, synthetic_trace
 from vcost.spec import StudySpec
 from vcost.store import Store
-from vcost.tasks import load_bank
+from vcost.tasks import BUNDLED_BANK, load_bank
 from vcost.trace_io import read_trace, write_trace
 
 LABEL = "SYNTHETIC EXAMPLE DATA: drawn by vcost.simulate, not measured on people or models."
@@ -37,7 +36,7 @@ def _grade(console: Console, out: Path) -> None:
     with Progress(console=console, transient=True) as bar:
         job = bar.add_task("grading", total=len(answers))
         grades = grade_answers(
-            load_bank(BUNDLED), answers, sandbox=sandbox, progress=lambda _g: bar.advance(job)
+            load_bank(BUNDLED_BANK), answers, sandbox=sandbox, progress=lambda _g: bar.advance(job)
         )
     console.print(grades_table(grades))
     (out / "grades.jsonl").write_text(
@@ -60,7 +59,7 @@ def _plant(console: Console, out: Path) -> None:
             bar.update(jobs[task_id], completed=done, total=total)
 
         report = plant_bank(
-            BUNDLED, task_ids=PLANT_TASKS, sandbox=Sandbox("auto"), progress=progress
+            BUNDLED_BANK, task_ids=PLANT_TASKS, sandbox=Sandbox("auto"), progress=progress
         )
     for table in summary_tables(report):
         console.print(table)

@@ -10,10 +10,10 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
-from vcost.cli.tasks_cmd import BUNDLED
+from vcost.errors import InputError
 from vcost.grader import AnswerGrade, grade_answers, read_answers
 from vcost.sandbox import Sandbox
-from vcost.tasks import load_bank
+from vcost.tasks import BUNDLED_BANK, load_bank
 
 
 def grades_table(grades: list[AnswerGrade]) -> Table:
@@ -42,7 +42,7 @@ def grades_table(grades: list[AnswerGrade]) -> Table:
 
 
 @click.command()
-@click.argument("bank", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("bank", type=click.Path(path_type=Path))
 @click.argument("answers", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print JSON for machines.")
 @click.option("--workers", type=click.IntRange(min=1), help="Parallel answers (default: cores).")
@@ -70,7 +70,13 @@ def grade(
     Every answer runs in the sandbox against its task's hidden tests (code) or its task's
     read-only data.csv (data); comparison happens outside. BANK may be `bundled`.
     """
-    root = BUNDLED if str(bank) == "bundled" else bank
+    root = BUNDLED_BANK if str(bank) == "bundled" else bank
+    if not root.is_dir():
+        raise InputError(
+            "not a task bank folder",
+            source=bank,
+            hint="give a bank folder, or `bundled` for the bank that ships with vcost",
+        )
     tasks = load_bank(root)
     todo = read_answers(answers)
     sandbox = Sandbox("auto", allow_unsafe=unsafe_no_isolation)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from importlib.resources import files
 from pathlib import Path
 
 import click
@@ -20,11 +19,10 @@ from vcost.plant import (
     plant_bank,
 )
 from vcost.sandbox import Isolation, Sandbox
-from vcost.tasks import CodeTask, TestCase, load_task
+from vcost.tasks import BUNDLED_BANK, CodeTask, TestCase, load_task
 
 __all__ = ["plant", "summary_tables"]
 
-BUNDLED = Path(str(files("vcost") / "bank"))
 _MARK = {True: "✓", False: "✗", None: "—"}
 
 
@@ -135,7 +133,7 @@ def plant(
     each reference; every mutant runs in the sandbox and is classified obvious, subtle,
     equivalent or discarded. BANK defaults to the bundled bank.
     """
-    root = bank if bank is not None else BUNDLED
+    root = bank if bank is not None else BUNDLED_BANK
     sandbox = Sandbox("auto" if isolation == "auto" else Isolation(isolation))
     kinds = ("code", "data") if kind == "all" else (kind,)
     with Progress(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from importlib.resources import files
 from pathlib import Path
 
 import click
@@ -13,13 +12,11 @@ from rich.table import Table
 
 from vcost.cli.tasks_humaneval_cmd import import_humaneval_cmd
 from vcost.errors import InputError
-from vcost.tasks import CodeTask, check_bank, load_bank
-
-BUNDLED = Path(str(files("vcost") / "bank"))
+from vcost.tasks import BUNDLED_BANK, CodeTask, check_bank, load_bank
 
 
 def _bank(path: Path | None) -> Path:
-    return path if path is not None else BUNDLED
+    return path if path is not None else BUNDLED_BANK
 
 
 @click.group()

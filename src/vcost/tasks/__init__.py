@@ -5,6 +5,7 @@ from __future__ import annotations
 from vcost.tasks._bank import BankLimits, bank_limits
 from vcost.tasks._check import BankCheck, Problem, check_bank, check_task, parse_examples
 from vcost.tasks._model import (
+    BUNDLED_BANK,
     CHECKLIST,
     CodeTask,
     DataTask,
@@ -17,6 +18,7 @@ from vcost.tasks._model import (
 )
 
 __all__ = [
+    "BUNDLED_BANK",
     "CHECKLIST",
     "BankCheck",
     "BankLimits",

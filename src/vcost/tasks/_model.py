@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 __all__ = [
+    "BUNDLED_BANK",
     "CHECKLIST",
     "CodeTask",
     "DataTask",
@@ -20,6 +21,9 @@ __all__ = [
     "load_bank",
     "load_task",
 ]
+
+BUNDLED_BANK = Path(__file__).resolve().parents[1] / "bank"
+"""The bank that ships with vcost (32 code and 12 data-analysis tasks)."""
 
 CHECKLIST: tuple[str, ...] = ("empty", "duplicates", "ties", "negative", "boundary", "missing")
 """The study design's edge-case checklist ("Tasks and domains")."""
