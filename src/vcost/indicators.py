@@ -213,6 +213,7 @@ class _Episodes:
     accept: NDArray[np.bool_]
     premature: NDArray[np.bool_]
     effort: Float
+    budget: Float
     usage: Float
 
 
@@ -282,6 +283,7 @@ def _episodes(trace: Trace, settings: IndicatorSettings) -> _Episodes:
         accept=accept,
         premature=wrong & (np.nan_to_num(confidence, nan=-1.0) >= settings.tau),
         effort=effort,
+        budget=budget,
         usage=effort / budget,
     )
 
@@ -556,8 +558,6 @@ def compute_indicators(
     s = settings or (IndicatorSettings.from_spec(spec) if spec else IndicatorSettings())
     e = _episodes(trace, s)
     outputs = _output_table(trace, e, s)
-    checks = trace.episodes[trace.episodes["block"].astype(str) == "check"]
-    budgets = pd.to_numeric(checks["budget"]).to_numpy(dtype=float)
 
     baseline: StratumIndicators | None = None
     base_rows = np.flatnonzero(e.baseline)
@@ -573,7 +573,9 @@ def compute_indicators(
             continue
         if progress:
             progress(name)
-        models.append(_model(name, rows, e, outputs, float(budgets[rows].sum()), baseline_usage, s))
+        models.append(
+            _model(name, rows, e, outputs, float(e.budget[rows].sum()), baseline_usage, s)
+        )
 
     return IndicatorReport(
         settings=s,
