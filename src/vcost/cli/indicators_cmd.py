@@ -99,8 +99,11 @@ def indicators(
     if trace_path is None and db is None and not Path("vcost.db").exists():
         raise InputError("no trace given", hint="pass a trace directory or --db URL")
     spec = StudySpec.load(spec_path) if spec_path else None
-    base = IndicatorSettings.from_spec(spec) if spec else IndicatorSettings()
-    settings = IndicatorSettings(**{**base.__dict__, "bootstrap_reps": reps, "seed": seed})
+    settings = (
+        IndicatorSettings.from_spec(spec, bootstrap_reps=reps, seed=seed)
+        if spec
+        else IndicatorSettings(bootstrap_reps=reps, seed=seed)
+    )
     report = compute_indicators(load_trace(trace_path, db, spec), settings, spec=spec)
     write_outputs(report, as_json=as_json, markdown=markdown)
     if outputs_csv is not None:
