@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from servers import API_KEY, KEY_ENV, ProviderServer, SleepLog
+from vcost.models.testing import API_KEY, KEY_ENV, ProviderServer, SleepLog
 
 from vcost.models import AnthropicClient, OpenAIClient, RetryPolicy
 

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from servers import API_KEY, KEY_ENV, ProviderServer, Reply, make_config
+from vcost.models.testing import API_KEY, KEY_ENV, ProviderServer, Reply, make_config
 
 from vcost.errors import InputError
 from vcost.models import (

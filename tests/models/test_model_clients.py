@@ -6,7 +6,7 @@ import threading
 from datetime import UTC
 
 import pytest
-from servers import UNKNOWN_MODEL, ProviderServer, Reply, SleepLog, make_config
+from vcost.models.testing import UNKNOWN_MODEL, ProviderServer, Reply, SleepLog, make_config
 
 from vcost.models import (
     AnthropicClient,

@@ -17,14 +17,12 @@ rest.
 from __future__ import annotations
 
 import dataclasses
-import json
-import os
-import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
 from vcost.errors import InputError
+from vcost.jsonl_log import JsonlLog
 from vcost.models._client import (
     Completion,
     Messages,
@@ -44,6 +42,15 @@ CassetteMode = Literal["record", "replay", "auto"]
 _VERSION = 1
 
 
+def _cassette_key(record: dict[str, Any]) -> str:
+    if record.get("v") != _VERSION:
+        raise ValueError("not a cassette record")
+    key, completion = record["key"], record["completion"]
+    if not isinstance(key, str) or not isinstance(completion, dict):
+        raise ValueError("key or completion missing")
+    return key
+
+
 class Cassette:
     """A JSONL file of recorded Completions keyed by request hash. Thread-safe."""
 
@@ -52,89 +59,36 @@ class Cassette:
             raise ValueError(f"cassette mode must be record, replay or auto, not {mode!r}")
         self.path = Path(path)
         self.mode: CassetteMode = mode
-        self._lock = threading.Lock()
-        self._records: dict[str, dict[str, Any]] = {}
-        self._good_size = 0  # bytes up to the end of the last good record
-        self._needs_newline = False  # the last good record lacks its newline
-        self._load()
-
-    def _load(self) -> None:
-        if not self.path.exists():
-            if self.mode == "replay":
-                raise InputError(
-                    "the cassette does not exist",
-                    source=self.path,
-                    hint="record it first (mode 'record' or 'auto'), or check the path",
-                )
-            return
-        data = self.path.read_bytes()
-        offset = 0
-        for number, line in enumerate(data.splitlines(keepends=True), start=1):
-            whole = line.endswith(b"\n")
-            try:
-                record = json.loads(line)
-                if not isinstance(record, dict) or record.get("v") != _VERSION:
-                    raise ValueError("not a cassette record")
-                key, completion = record["key"], record["completion"]
-                if not isinstance(key, str) or not isinstance(completion, dict):
-                    raise ValueError("key or completion missing")
-            except (ValueError, KeyError) as exc:
-                if not whole:  # the tail a crash cut short: ignore it
-                    break
-                raise InputError(
-                    f"not a cassette record ({exc})",
-                    source=self.path,
-                    line=number,
-                    hint="a cassette is append-only JSONL written by vcost; restore it from a copy",
-                ) from exc
-            self._records[key] = completion
-            offset += len(line)
-            if not whole:  # a whole record without its newline: keep it, end it on append
-                self._needs_newline = True
-        self._good_size = offset
+        if mode == "replay" and not self.path.exists():
+            raise InputError(
+                "the cassette does not exist",
+                source=self.path,
+                hint="record it first (mode 'record' or 'auto'), or check the path",
+            )
+        self._log = JsonlLog(self.path, key_of=_cassette_key, kind="cassette")
 
     def __len__(self) -> int:
-        with self._lock:
-            return len(self._records)
+        return len(self._log)
 
     def __contains__(self, key: object) -> bool:
-        with self._lock:
-            return key in self._records
+        return key in self._log
 
     def keys(self) -> list[str]:
-        with self._lock:
-            return list(self._records)
+        return self._log.keys()
 
     def get(self, key: str) -> Completion | None:
         """The recorded Completion for ``key`` (``from_cassette=True``), or None."""
-        with self._lock:
-            data = self._records.get(key)
-        if data is None:
+        record = self._log.get(key)
+        if record is None:
             return None
-        return dataclasses.replace(Completion.from_dict(data), from_cassette=True)
+        return dataclasses.replace(Completion.from_dict(record["completion"]), from_cassette=True)
 
     def add(self, completion: Completion, request: dict[str, Any] | None = None) -> None:
         """Append one Completion under its request hash; durable when this returns."""
         data = dataclasses.replace(completion, from_cassette=False).to_dict()
-        line = json.dumps(
-            {"v": _VERSION, "key": completion.request_hash, "request": request, "completion": data},
-            ensure_ascii=False,
-            separators=(",", ":"),
+        self._log.append(
+            {"v": _VERSION, "key": completion.request_hash, "request": request, "completion": data}
         )
-        with self._lock:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with open(self.path, "ab") as handle:
-                if handle.tell() > self._good_size:
-                    handle.truncate(self._good_size)  # drop a tail a crash cut short
-                    handle.seek(self._good_size)
-                if self._needs_newline:
-                    handle.write(b"\n")
-                    self._needs_newline = False
-                handle.write(line.encode("utf-8") + b"\n")
-                handle.flush()
-                os.fsync(handle.fileno())
-                self._good_size = handle.tell()
-            self._records[completion.request_hash] = data
 
 
 class CassetteClient:

@@ -1,11 +1,13 @@
 """Small real HTTP servers that speak the OpenAI Chat Completions and Anthropic Messages wire
-formats, for tests. No patching: the official SDKs talk to them over loopback TCP.
+formats, for tests, benchmarks and offline rehearsals. No patching: the official SDKs talk to them
+over loopback TCP.
 
 Each server answers ``POST /v1/chat/completions`` (openai) or ``POST /v1/messages`` (anthropic).
-Behaviour is programmed by queueing :class:`Reply` objects; with the queue empty the server echoes
-the last user message. It checks the API key (401 otherwise), answers 404 for the model id
-``no-such-model``, streams Server-Sent Events when the request asks for ``stream: true``, and
-counts requests and the largest number in flight at once.
+Behaviour is programmed by queueing :class:`Reply` objects; with the queue empty it asks its
+``responder`` (a function of the request body, if set), else echoes the last user message. It
+checks the API key (401 otherwise), answers 404 for the model id ``no-such-model``, streams
+Server-Sent Events when the request asks for ``stream: true``, and counts requests and the
+largest number in flight at once.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import json
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
@@ -76,8 +79,11 @@ class Reply:
 class ProviderServer:
     """A threaded HTTP server for one provider's wire format on 127.0.0.1 (a free port)."""
 
-    def __init__(self, provider: Provider) -> None:
+    def __init__(
+        self, provider: Provider, responder: Callable[[dict[str, Any]], Reply] | None = None
+    ) -> None:
         self.provider: Provider = provider
+        self.responder = responder
         self.replies: deque[Reply] = deque()
         self.requests: list[dict[str, Any]] = []
         self.lock = threading.Lock()
@@ -300,11 +306,17 @@ def _handler_for(server: ProviderServer) -> type[BaseHTTPRequestHandler]:
                 server.requests.append(
                     {"path": self.path, "body": request, "headers": dict(self.headers)}
                 )
-                reply = server.replies.popleft() if server.replies else Reply()
+                queued = server.replies.popleft() if server.replies else None
                 server.in_flight += 1
                 server.max_in_flight = max(server.max_in_flight, server.in_flight)
             server.request_seen.set()
             try:
+                if queued is not None:
+                    reply = queued
+                elif server.responder is not None:
+                    reply = server.responder(request)
+                else:
+                    reply = Reply()
                 self._answer(request, reply)
             except (BrokenPipeError, ConnectionResetError):
                 pass  # the client gave up (a timeout test)
