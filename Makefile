@@ -33,6 +33,7 @@ bench: $(STAMP)  ## every benchmark in bench/, each against its named baseline
 	$(BIN)/python bench/bench_indicators.py
 	$(BIN)/python bench/bench_grading.py
 	$(BIN)/python bench/bench_plant.py
+	$(BIN)/python bench/bench_judge.py
 
 clean:
 	rm -rf $(VENV) $(OUT) .mypy_cache .pytest_cache .ruff_cache

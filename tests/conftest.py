@@ -6,6 +6,8 @@ import os
 
 from hypothesis import HealthCheck, settings
 
+pytest_plugins = ["offline_run"]
+
 settings.register_profile(
     "ci", max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )

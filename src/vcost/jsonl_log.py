@@ -1,11 +1,15 @@
 """Append-only JSONL logs that survive crashes: cassettes, model answers, judgments.
 
 Each record is one JSON object on one line, keyed by a string. Lines are only ever appended,
-each written whole, flushed and fsync'ed under a lock before :meth:`JsonlLog.append` returns, so
-threads can share a log and a crash loses nothing already written. A last line cut short by a
-crash is ignored when reading and trimmed off before the next append; any other bad line is an
-:class:`~vcost.errors.InputError` naming the file and line. When a key appears twice, the last
-line wins. A rerun reads the log and skips what is there: that is how every stage resumes.
+each written whole and flushed under a lock, then fsync'ed before :meth:`JsonlLog.append`
+returns, so threads can share a log and a crash loses nothing already written. Threads that
+append at the same time share one fsync (group commit): one fsync makes every line written
+before it durable, so a thread whose line is already covered does not sync again.
+
+A last line cut short by a crash is ignored when reading and trimmed off before the next
+append; any other bad line is an :class:`~vcost.errors.InputError` naming the file and line.
+When a key appears twice, the last line wins. A rerun reads the log and skips what is there:
+that is how every stage resumes.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ import os
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from vcost.errors import InputError
 
@@ -45,9 +49,12 @@ class JsonlLog:
         self._key_of = key_of
         self._hint = hint
         self._lock = threading.Lock()
+        self._sync_lock = threading.Lock()
         self._records: dict[str, dict[str, Any]] = {}
         self._good_size = 0  # bytes up to the end of the last good record
+        self._synced_size = 0  # bytes known to be on disk
         self._needs_newline = False  # the last good record lacks its newline
+        self._handle: BinaryIO | None = None
         if self.path.exists():
             self._load()
 
@@ -65,7 +72,7 @@ class JsonlLog:
                 if not whole:  # the tail a crash cut short: ignore it
                     break
                 raise InputError(
-                    f"not a {self.kind} record ({exc})",
+                    f"not a valid {self.kind} record ({exc})",
                     source=self.path,
                     line=number,
                     hint=self._hint,
@@ -102,16 +109,35 @@ class JsonlLog:
         key = self._key_of(record)
         line = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
         with self._lock:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with open(self.path, "ab") as handle:
-                if handle.tell() > self._good_size:
-                    handle.truncate(self._good_size)  # drop a tail a crash cut short
-                    handle.seek(self._good_size)
-                if self._needs_newline:
-                    handle.write(b"\n")
-                    self._needs_newline = False
-                handle.write(line.encode("utf-8") + b"\n")
-                handle.flush()
-                os.fsync(handle.fileno())
-                self._good_size = handle.tell()
+            handle = self._open()
+            if self._needs_newline:
+                handle.write(b"\n")
+                self._needs_newline = False
+            handle.write(line.encode("utf-8") + b"\n")
+            handle.flush()
+            end = self._good_size = handle.tell()
             self._records[key] = record
+        with self._sync_lock:  # group commit: one fsync covers every line flushed before it
+            if self._synced_size < end:
+                covered = self._good_size
+                os.fsync(handle.fileno())
+                self._synced_size = covered
+
+    def _open(self) -> BinaryIO:
+        """The file, opened for appending once (a tail a crash cut short trimmed off)."""
+        if self._handle is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            handle = open(self.path, "ab")  # noqa: SIM115 - kept open for the log's lifetime
+            if handle.tell() > self._good_size:
+                handle.truncate(self._good_size)
+                handle.seek(self._good_size)
+            self._handle = handle
+            self._synced_size = self._good_size
+        return self._handle
+
+    def close(self) -> None:
+        """Close the file (appending again reopens it)."""
+        with self._lock:
+            if self._handle is not None:
+                self._handle.close()
+                self._handle = None

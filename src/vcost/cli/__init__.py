@@ -12,10 +12,14 @@ from typing import Any
 import click
 
 from vcost import __version__
+from vcost.cli.analyse_cmd import analyse
+from vcost.cli.answers_cmd import answers
 from vcost.cli.db_cmd import db
 from vcost.cli.demo_cmd import demo
 from vcost.cli.grade_cmd import grade
 from vcost.cli.indicators_cmd import indicators
+from vcost.cli.judge_cmd import judge_group
+from vcost.cli.models_cmd import models
 from vcost.cli.plant_cmd import plant
 from vcost.cli.spec_cmd import spec
 from vcost.cli.stats_cmd import stats
@@ -52,6 +56,10 @@ cli.add_command(db)
 cli.add_command(tasks)
 cli.add_command(grade)
 cli.add_command(plant)
+cli.add_command(models)
+cli.add_command(answers)
+cli.add_command(judge_group)
+cli.add_command(analyse)
 
 
 def main() -> None:

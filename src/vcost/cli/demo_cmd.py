@@ -8,14 +8,21 @@ from importlib.resources import as_file, files
 from pathlib import Path
 
 import click
+import pandas as pd
 from rich.console import Console
 from rich.progress import Progress, TaskID
 
+from vcost.answers import AnswerLog, generate_answers, natural_error_table, read_selection
+from vcost.cli.answers_cmd import errors_table, selection_table
 from vcost.cli.grade_cmd import grades_table
 from vcost.cli.indicators_cmd import write_outputs
+from vcost.cli.judge_cmd import frame_table, verdicts_table
 from vcost.cli.plant_cmd import summary_tables
+from vcost.errors import VcostError
 from vcost.grader import grade_answers, read_answers
 from vcost.indicators import IndicatorSettings, compute_indicators
+from vcost.judges import JudgmentLog, consistency, flip_rate, judge, judgments_trace
+from vcost.models import Cassette, CassetteClient, load_models
 from vcost.plant import plant_bank
 from vcost.sandbox import Sandbox
 from vcost.simulate import SyntheticStudy, synthetic_trace
@@ -66,6 +73,62 @@ def _plant(console: Console, out: Path) -> None:
     (out / "planted.json").write_text(json.dumps(report.to_dict(), indent=2), encoding="utf-8")
 
 
+def _checkers(console: Console, out: Path) -> None:
+    """Step 3: model answers and AI-checker verdicts, replayed from a bundled cassette."""
+    folder = out / "ai-checkers"
+    shutil.rmtree(folder, ignore_errors=True)
+    with as_file(files("vcost") / "examples" / "ai-checkers") as example:
+        models = load_models(example / "models.toml")
+        selection = read_selection(example / "selection.json")
+        client = CassetteClient(None, Cassette(example / "cassette.jsonl", mode="replay"))
+        bank = {t.id: t for t in load_bank(BUNDLED_BANK)}
+        tasks = [bank[i] for i in sorted({a.task_id for a in selection.answers})]
+        answerers = {n: c for n, c in models.items() if "checker" not in n}
+        checkers = {n: c for n, c in models.items() if "checker" in n}
+        console.rule(
+            f"3. model answers and AI checkers, replayed from a cassette ({', '.join(models)}: "
+            "synthetic models, see examples/ai-checkers/README.md)"
+        )
+        log = AnswerLog(folder / "answers.jsonl")
+        with Progress(console=console, transient=True) as bar:
+            job = bar.add_task("answers (graded in the sandbox)", total=None)
+            generated = generate_answers(
+                tasks,
+                answerers,
+                client=client,
+                log=log,
+                sandbox=Sandbox("auto"),
+                n=2,
+                progress=lambda done, total: bar.update(job, completed=done, total=total),
+            )
+        console.print(errors_table(natural_error_table(log.answers())))
+        console.print(selection_table(selection))
+        judgments = JudgmentLog(folder / "judgments.jsonl")
+        failed = generated.failed
+        for perturbation in ("standard", "paraphrase"):
+            failed += judge(
+                selection, bank, checkers, client=client, log=judgments, k=3,
+                perturbation=perturbation,
+            ).failed  # fmt: skip
+    if failed:
+        raise VcostError(
+            f"{failed} call(s) are not in the bundled cassette",
+            hint="a prompt or a bundled task changed: rerun scripts/make_demo_checkers.py",
+        )
+    trace = judgments_trace(judgments.judgments("standard"), selection)
+    write_trace(trace, folder / "trace", format="csv", overwrite=True)
+    console.print(verdicts_table(trace))
+    rows = [c.to_dict() for c in consistency(judgments.judgments("standard"))]
+    console.print(frame_table("Consistency across 3 repeats", pd.DataFrame(rows)))
+    flips = flip_rate(judgments.judgments("standard"), judgments.judgments("paraphrase"))
+    console.print(
+        frame_table(
+            "Paraphrased answers: flip rate vs standard", pd.DataFrame([f.to_dict() for f in flips])
+        )
+    )
+    console.print(f"[bold]AI-checker trace[/] {len(trace.episodes)} episodes -> {folder / 'trace'}")
+
+
 @click.command()
 @click.option(
     "--out",
@@ -80,7 +143,10 @@ def demo(out: Path, reps: int) -> None:
 
     1. Grades a few hand-made answers to bundled tasks in the sandbox (OUT/grades.jsonl).
     2. Plants errors in three bundled tasks and classifies each mutant (OUT/planted.json).
-    3. Loads the paper's illustrative code instantiation (B = 15 human-minutes, tau = 0.9,
+    3. Replays model answers and AI-checker verdicts from a bundled cassette of synthetic
+    models: answers graded, natural errors tabulated, two checkers judging each selected
+    answer 3 times, plain and paraphrased (OUT/ai-checkers/).
+    4. Loads the paper's illustrative code instantiation (B = 15 human-minutes, tau = 0.9,
     q = 1/2, Clopper-Pearson 95%), draws a synthetic trace, writes it as CSV, validates and
     imports it into a fresh SQLite store, computes the indicators from the store, prints the
     model-level table and writes OUT/report.md, OUT/indicators.json and OUT/outputs.csv.
@@ -89,7 +155,8 @@ def demo(out: Path, reps: int) -> None:
     out.mkdir(parents=True, exist_ok=True)
     _grade(console, out)
     _plant(console, out)
-    console.rule("3. the protocol's indicators on a synthetic trace")
+    _checkers(console, out)
+    console.rule("4. the protocol's indicators on a synthetic trace")
     with as_file(files("vcost") / "examples" / "code-instantiation.toml") as src:
         spec_path = out / "study.toml"
         shutil.copyfile(src, spec_path)

@@ -18,6 +18,7 @@ from vcost.models._anthropic import AnthropicClient
 from vcost.models._cassette import Cassette, CassetteClient, CassetteMode
 from vcost.models._client import (
     Completion,
+    Messages,
     ModelClient,
     Request,
     Usage,
@@ -49,6 +50,7 @@ __all__ = [
     "CassetteMissError",
     "CassetteMode",
     "Completion",
+    "Messages",
     "ModelAuthError",
     "ModelClient",
     "ModelConfig",

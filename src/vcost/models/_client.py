@@ -14,7 +14,7 @@ import os
 import threading
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
@@ -170,25 +170,35 @@ class Reply:
 
 
 def complete_many(
-    client: ModelClient, requests: Sequence[Request], *, concurrency: int | None = None
+    client: ModelClient,
+    requests: Sequence[Request],
+    *,
+    concurrency: int | None = None,
+    on_done: Callable[[int, Completion | ModelError], None] | None = None,
 ) -> list[Completion | ModelError]:
     """Run ``requests`` on a thread pool; results in request order, a ModelError in place of each
     failed call. ``concurrency`` caps the pool (default: the largest config.concurrency); the
-    adapters also hold each model to its own ``config.concurrency``."""
+    adapters also hold each model to its own ``config.concurrency``. ``on_done(index, result)``
+    is called (from a worker thread) as each call finishes, so results can be saved at once."""
     if not requests:
         return []
     workers = concurrency or max(r.config.concurrency for r in requests)
     if workers < 1:
         raise ValueError("concurrency must be at least 1")
 
-    def one(request: Request) -> Completion | ModelError:
+    def one(index: int) -> Completion | ModelError:
+        request = requests[index]
+        result: Completion | ModelError
         try:
-            return client.complete(request.messages, config=request.config, repeat=request.repeat)
+            result = client.complete(request.messages, config=request.config, repeat=request.repeat)
         except ModelError as exc:
-            return exc
+            result = exc
+        if on_done is not None:
+            on_done(index, result)
+        return result
 
     with ThreadPoolExecutor(max_workers=min(workers, len(requests))) as pool:
-        return list(pool.map(one, requests))
+        return list(pool.map(one, range(len(requests))))
 
 
 @dataclass

@@ -76,6 +76,10 @@ class Reply:
         return cls(text="", output_tokens=0, finish_reason="length")
 
 
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 256  # the default 5 resets connections when many clients connect at once
+
+
 class ProviderServer:
     """A threaded HTTP server for one provider's wire format on 127.0.0.1 (a free port)."""
 
@@ -90,7 +94,7 @@ class ProviderServer:
         self.in_flight = 0
         self.max_in_flight = 0
         self.request_seen = threading.Event()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
+        self._httpd = _Server(("127.0.0.1", 0), _handler_for(self))
         self._httpd.daemon_threads = True
         self._httpd.block_on_close = False  # do not wait for handlers a test left sleeping
         self._thread = threading.Thread(
@@ -286,6 +290,9 @@ def _handler_for(server: ProviderServer) -> type[BaseHTTPRequestHandler]:
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        # headers and body go out in two writes: without TCP_NODELAY, Nagle's algorithm and
+        # the client's delayed ACK stall every reply by ~40 ms
+        disable_nagle_algorithm = True
 
         def log_message(self, format: str, *args: Any) -> None:
             pass  # keep test output quiet

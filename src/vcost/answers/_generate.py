@@ -1,0 +1,201 @@
+"""``vcost answers generate``: each model answers each task n times; every answer is graded.
+
+Every answer is one line of an append-only JSONL log (:class:`~vcost.jsonl_log.JsonlLog`),
+written as soon as it is graded, keyed ``model/task/repeat``. A call that fails (after the
+client's retries) is written too, with its error, and called again on the next run; a run that
+stops for any reason resumes where it stopped, and nothing collected is lost. Replaying a run
+from its cassette with the models' servers gone gives the same log, line for line (apart from
+``from_cassette``).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from vcost.answers._extract import extract_code, extract_number
+from vcost.answers._label import Labeller
+from vcost.answers._prompt import PROMPT_VERSION, answer_messages
+from vcost.errors import InputError
+from vcost.jsonl_log import JsonlLog
+from vcost.models import Completion, ModelClient, ModelConfig, ModelError, Request, complete_many
+from vcost.sandbox import Sandbox
+from vcost.tasks import CodeTask, Task
+
+__all__ = ["AnswerLog", "GenerateResult", "answer_key", "generate_answers"]
+
+Progress = Callable[[int, int], None]
+_VERSION = 1
+
+
+def answer_key(model: str, task_id: str, repeat: int) -> str:
+    """The log key (and answer id) of one answer: ``model/task/repeat``."""
+    return f"{model}/{task_id}/{repeat}"
+
+
+def _key_of(record: dict[str, Any]) -> str:
+    if record.get("v") != _VERSION or record.get("status") not in ("ok", "error"):
+        raise ValueError("not an answer record")
+    key = record["answer_id"]
+    if not isinstance(key, str):
+        raise TypeError("answer_id is not a string")
+    return key
+
+
+class AnswerLog(JsonlLog):
+    """The answers log: one record per (model, task, repeat); failed calls have status error."""
+
+    def __init__(self, path: str | Path) -> None:
+        super().__init__(
+            path,
+            key_of=_key_of,
+            kind="answers log",
+            hint="the answers log is append-only JSONL written by `vcost answers generate`",
+        )
+
+    def answers(self) -> list[dict[str, Any]]:
+        """The graded answers (failed calls left out), in the order first written."""
+        return [r for r in self if r["status"] == "ok"]
+
+    def failures(self) -> list[dict[str, Any]]:
+        return [r for r in self if r["status"] == "error"]
+
+
+@dataclass
+class GenerateResult:
+    """What one run did: answers written now, already there, and calls that failed."""
+
+    written: int = 0
+    skipped: int = 0
+    failed: int = 0
+    errors: list[str] = field(default_factory=list)
+
+
+def _answer_record(
+    task: Task, config: ModelConfig, repeat: int, completion: Completion, labeller: Labeller
+) -> dict[str, Any]:
+    code_task = isinstance(task, CodeTask)
+    entry_point = task.entry_point if isinstance(task, CodeTask) else None
+    extraction = extract_code(completion.text, entry_point=entry_point)
+    reported = None if code_task else extract_number(completion.text)
+    label = labeller.label(task, extraction.code, reported=reported)
+    return {
+        "v": _VERSION,
+        "status": "ok",
+        "answer_id": answer_key(config.name, task.id, repeat),
+        "task_id": task.id,
+        "kind": "code" if code_task else "data",
+        "model": config.name,
+        "family": config.family or config.name,
+        "repeat": repeat,
+        "prompt": PROMPT_VERSION,
+        "request_hash": completion.request_hash,
+        "text": completion.text,
+        "finish_reason": completion.finish_reason,
+        "extraction": extraction.how,
+        "code": extraction.code,
+        "reported": reported,
+        "ground_truth": label.ground_truth,
+        "passed": label.passed,
+        "total": label.total,
+        "failed_tags": list(label.failed_tags),
+        "value": label.value,
+        "error_type": label.error_type,
+        "error_level": label.error_level,
+        "reason": label.reason,
+        "config": completion.config,
+        "usage": asdict(completion.usage),
+        "latency_ms": completion.latency_ms,
+        "cost_usd": completion.cost_usd,
+        "created_at": completion.created_at.isoformat(),
+    }
+
+
+def _error_record(
+    task: Task, config: ModelConfig, repeat: int, error: ModelError
+) -> dict[str, Any]:
+    return {
+        "v": _VERSION,
+        "status": "error",
+        "answer_id": answer_key(config.name, task.id, repeat),
+        "task_id": task.id,
+        "model": config.name,
+        "repeat": repeat,
+        "error_kind": type(error).__name__,
+        "error": str(error),
+    }
+
+
+def generate_answers(
+    tasks: Sequence[Task],
+    models: Mapping[str, ModelConfig],
+    *,
+    client: ModelClient,
+    log: AnswerLog,
+    sandbox: Sandbox,
+    n: int = 5,
+    concurrency: int | None = None,
+    grade_workers: int = 2,
+    progress: Progress | None = None,
+) -> GenerateResult:
+    """Each model answers each task ``n`` times; each answer is graded and logged when done.
+
+    Answers already in ``log`` are skipped (a rerun resumes); failed calls are retried.
+    ``progress(done, total)`` counts answers handled in this run.
+    """
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise InputError(f"n must be a positive integer, not {n!r}", field="n")
+    if not tasks or not models:
+        raise InputError("nothing to do: no tasks or no models", hint="check the bank and models")
+    result = GenerateResult()
+    todo: list[tuple[Task, ModelConfig, int]] = []
+    for config in models.values():
+        for task in tasks:
+            for repeat in range(n):
+                done = log.get(answer_key(config.name, task.id, repeat))
+                if done is not None and done["status"] == "ok":
+                    result.skipped += 1
+                else:
+                    todo.append((task, config, repeat))
+    total = len(todo)
+    if progress is not None:
+        progress(0, total)
+    if not todo:
+        return result
+    labeller = Labeller(sandbox)
+    lock = threading.Lock()
+    handled = 0
+
+    def handle(i: int, outcome: Completion | ModelError) -> None:
+        nonlocal handled
+        task, config, repeat = todo[i]
+        if isinstance(outcome, ModelError):
+            log.append(_error_record(task, config, repeat, outcome))
+        else:
+            log.append(_answer_record(task, config, repeat, outcome, labeller))
+        with lock:
+            handled += 1
+            if isinstance(outcome, ModelError):
+                result.failed += 1
+                result.errors.append(f"{answer_key(config.name, task.id, repeat)}: {outcome}")
+            else:
+                result.written += 1
+            if progress is not None:
+                progress(handled, total)
+
+    requests = [Request(answer_messages(t), c, r) for t, c, r in todo]
+    with ThreadPoolExecutor(max_workers=grade_workers) as graders:
+        futures: list[Future[None]] = []
+        complete_many(
+            client,
+            requests,
+            concurrency=concurrency,
+            on_done=lambda i, out: futures.append(graders.submit(handle, i, out)),
+        )
+        for future in futures:
+            future.result()
+    return result

@@ -1,0 +1,291 @@
+"""Answer selection: which model answers (and planted errors) checkers will judge.
+
+The study design's rules (seed 003, "AI answers"):
+
+- ``core``: per task one correct model answer and one wrong answer: a natural error where the
+  task has one, otherwise a planted error (about half of each overall is expected, not forced).
+- ``full``: per task one correct model answer and one planted-error version of a correct model
+  answer chosen at random (so the style still matches a model); if the task has a natural
+  error, also one natural error chosen at random and one more correct answer, from the model
+  that made the natural error if it has one, otherwise from another model: 2 or 4 answers.
+- Tasks no model solves are dropped and counted. Answers with no code are never shown.
+- Planted errors are drawn so error types and levels come out balanced: tasks take turns
+  asking for each (type, level) of their domain; a task's mutants are classified in a seeded
+  random order until one matches (else the first usable one is taken).
+
+Everything is seeded: the same answers, bank and seed give the same selection. Checkers see
+each answer blind (:func:`~vcost.answers.blind_code`) in one plain template.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from itertools import cycle
+from pathlib import Path
+from typing import Any, Literal
+
+from vcost.answers._prompt import blind_code, render_answer
+from vcost.errors import InputError
+from vcost.plant import (
+    CODE_ERROR_TYPES,
+    DATA_ERROR_TYPES,
+    Candidate,
+    ErrorType,
+    classify,
+    mutants,
+    prepare,
+)
+from vcost.sandbox import Sandbox
+from vcost.tasks import CodeTask, Task
+
+__all__ = [
+    "SelectedAnswer",
+    "Selection",
+    "Variant",
+    "read_selection",
+    "select_answers",
+    "write_selection",
+]
+
+Variant = Literal["core", "full"]
+Source = Literal["model", "natural", "planted"]
+
+
+@dataclass(frozen=True)
+class SelectedAnswer:
+    """One answer checkers will judge, with its ground truth and where it came from.
+
+    ``model``/``family`` name the model whose answer it is (for a planted error: whose answer
+    was mutated): checkers never see them, and AI checkers never judge their own family's.
+    ``shown`` is exactly what a checker sees.
+    """
+
+    answer_id: str
+    task_id: str
+    kind: str
+    source: Source
+    model: str
+    family: str
+    ground_truth: Literal["correct", "incorrect"]
+    code: str
+    shown: str
+    reported: float | None = None
+    error_type: str | None = None
+    error_level: str | None = None
+    parent_id: str | None = None
+    operator: str | None = None
+    diff: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> SelectedAnswer:
+        names = set(cls.__dataclass_fields__)
+        return cls(**{k: v for k, v in data.items() if k in names})
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The selected answers and the report the study design asks for."""
+
+    variant: Variant
+    seed: int
+    answers: tuple[SelectedAnswer, ...]
+    dropped: tuple[str, ...] = ()
+    unplanted: tuple[str, ...] = ()
+    notes: tuple[str, ...] = field(default=())
+
+    def counts(self) -> dict[str, dict[str, int]]:
+        """Counts by source, by error type and level (wrong answers), and by model."""
+        wrong = [a for a in self.answers if a.ground_truth == "incorrect"]
+        return {
+            "source": dict(Counter(a.source for a in self.answers)),
+            "type_level": dict(Counter(f"{a.error_type}/{a.error_level}" for a in wrong)),
+            "model": dict(Counter(a.model for a in self.answers)),
+            "ground_truth": dict(Counter(a.ground_truth for a in self.answers)),
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "variant": self.variant,
+            "seed": self.seed,
+            "counts": self.counts(),
+            "dropped": list(self.dropped),
+            "unplanted": list(self.unplanted),
+            "notes": list(self.notes),
+            "answers": [a.to_dict() for a in self.answers],
+        }
+
+
+def _usable(record: Mapping[str, Any]) -> bool:
+    return record.get("status") == "ok" and record.get("extraction") != "none"
+
+
+class _Planter:
+    """Plants one error into a chosen correct answer, steering types and levels to balance."""
+
+    def __init__(self, sandbox: Sandbox, rng: random.Random, max_mutants: int) -> None:
+        self.sandbox = sandbox
+        self.rng = rng
+        self.max_mutants = max_mutants
+        wanted = ("obvious", "subtle")
+        self.targets = {
+            "code": cycle([(t, lv) for t in CODE_ERROR_TYPES for lv in wanted]),
+            "data": cycle([(t, lv) for t in DATA_ERROR_TYPES for lv in wanted]),
+        }
+
+    def plant(self, task: Task, source: str) -> Candidate | None:
+        kind: Literal["code", "data"] = "code" if isinstance(task, CodeTask) else "data"
+        want: tuple[ErrorType, str] = next(self.targets[kind])
+        found = mutants(source, kind=kind)
+        self.rng.shuffle(found)
+        ordered = sorted(found, key=lambda m: m.error_type != want[0])  # stable: wanted type first
+        context = prepare(task, sandbox=self.sandbox, max_examples=0)
+        first: Candidate | None = None
+        for mutant in ordered[: self.max_mutants]:
+            candidate = classify(
+                task, mutant, sandbox=self.sandbox, distinguish=False, context=context
+            )
+            if candidate.level not in ("obvious", "subtle"):
+                continue
+            if (candidate.error_type, candidate.level) == want:
+                return candidate
+            first = first or candidate
+        return first
+
+
+def _selected(record: Mapping[str, Any], names: Sequence[str], source: Source) -> SelectedAnswer:
+    code = blind_code(record["code"], names=names)
+    number = record.get("reported") if record["kind"] == "data" else None
+    return SelectedAnswer(
+        answer_id=record["answer_id"],
+        task_id=record["task_id"],
+        kind=record["kind"],
+        source=source,
+        model=record["model"],
+        family=record["family"],
+        ground_truth=record["ground_truth"],
+        code=code,
+        shown=render_answer(code, number=number),
+        reported=number,
+        error_type=record.get("error_type"),
+        error_level=record.get("error_level"),
+    )
+
+
+def _planted(
+    parent: Mapping[str, Any], candidate: Candidate, names: Sequence[str]
+) -> SelectedAnswer:
+    code = blind_code(candidate.source, names=names)
+    number = candidate.value if parent["kind"] == "data" else None
+    return SelectedAnswer(
+        answer_id=f"{parent['answer_id']}+{candidate.operator}@{candidate.line}",
+        task_id=parent["task_id"],
+        kind=parent["kind"],
+        source="planted",
+        model=parent["model"],
+        family=parent["family"],
+        ground_truth="incorrect",
+        code=code,
+        shown=render_answer(code, number=number),
+        reported=number,
+        error_type=candidate.error_type,
+        error_level=candidate.level,
+        parent_id=parent["answer_id"],
+        operator=candidate.operator,
+        diff=candidate.diff,
+    )
+
+
+def select_answers(
+    answers: Iterable[Mapping[str, Any]],
+    tasks: Sequence[Task],
+    *,
+    sandbox: Sandbox,
+    variant: Variant = "core",
+    seed: int = 0,
+    max_mutants: int = 60,
+) -> Selection:
+    """Select the answers checkers judge (rules in the module docstring)."""
+    if variant not in ("core", "full"):
+        raise InputError(f"variant must be core or full, not {variant!r}", field="variant")
+    by_task: dict[str, list[Mapping[str, Any]]] = {}
+    for record in sorted((r for r in answers if _usable(r)), key=lambda r: r["answer_id"]):
+        by_task.setdefault(record["task_id"], []).append(record)
+    names = sorted({r["model"] for rs in by_task.values() for r in rs})
+    names += sorted(
+        {str(r.get("config", {}).get("model", "")) for rs in by_task.values() for r in rs}
+    )
+    rng = random.Random(seed)
+    planter = _Planter(sandbox, rng, max_mutants)
+    chosen: list[SelectedAnswer] = []
+    dropped: list[str] = []
+    unplanted: list[str] = []
+    notes: list[str] = []
+    for task in sorted(tasks, key=lambda t: t.id):
+        records = by_task.get(task.id, [])
+        correct = [r for r in records if r["ground_truth"] == "correct"]
+        natural = [r for r in records if r["ground_truth"] == "incorrect"]
+        if not correct:
+            dropped.append(task.id)
+            continue
+        first = rng.choice(correct)
+        chosen.append(_selected(first, names, "model"))
+        wrong = rng.choice(natural) if natural else None
+        if variant == "core" and wrong is not None:
+            chosen.append(_selected(wrong, names, "natural"))
+            continue
+        parent = rng.choice(correct)
+        candidate = planter.plant(task, parent["code"])
+        if candidate is None:
+            unplanted.append(task.id)
+        else:
+            chosen.append(_planted(parent, candidate, names))
+        if variant == "full" and wrong is not None:
+            chosen.append(_selected(wrong, names, "natural"))
+            others = [r for r in correct if r is not first]
+            same = [r for r in others if r["model"] == wrong["model"]]
+            if same or others:
+                chosen.append(_selected(rng.choice(same or others), names, "model"))
+            else:
+                notes.append(f"{task.id}: only one correct answer, so no second correct answer")
+    return Selection(variant, seed, tuple(chosen), tuple(dropped), tuple(unplanted), tuple(notes))
+
+
+def write_selection(selection: Selection, path: str | Path) -> None:
+    """Write the selection (report and answers) as JSON, atomically (a temp file renamed)."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temporary = target.with_name(target.name + ".tmp")
+    temporary.write_text(json.dumps(selection.to_dict(), indent=1, ensure_ascii=False) + "\n")
+    os.replace(temporary, target)
+
+
+def read_selection(path: str | Path) -> Selection:
+    """A selection written by :func:`write_selection`; errors name the file and field."""
+    source = Path(path)
+    try:
+        data = json.loads(source.read_text(encoding="utf-8"))
+        answers = tuple(SelectedAnswer.from_dict(a) for a in data["answers"])
+        return Selection(
+            data["variant"],
+            int(data["seed"]),
+            answers,
+            tuple(data.get("dropped", ())),
+            tuple(data.get("unplanted", ())),
+            tuple(data.get("notes", ())),
+        )
+    except FileNotFoundError:
+        raise InputError("no such selection file", source=source) from None
+    except (ValueError, KeyError, TypeError) as error:
+        raise InputError(
+            f"not a selection file ({error})",
+            source=source,
+            hint="write it with `vcost answers select`",
+        ) from None

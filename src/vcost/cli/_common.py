@@ -1,0 +1,108 @@
+"""Small helpers shared by the command modules: the bank argument, model clients, progress."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import cast
+
+import click
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from vcost.errors import InputError
+from vcost.models import (
+    Cassette,
+    CassetteClient,
+    CassetteMode,
+    ModelClient,
+    ModelConfig,
+    RoutingClient,
+)
+from vcost.tasks import BUNDLED_BANK, Task, load_bank
+
+__all__ = ["bank_option", "cassette_options", "load_tasks", "model_client", "pick", "progress"]
+
+bank_option = click.option(
+    "--bank",
+    default="bundled",
+    show_default=True,
+    help="Task bank folder, or `bundled` for the bank that ships with vcost.",
+)
+
+
+def cassette_options(func: Callable[..., None]) -> Callable[..., None]:
+    """--cassette PATH and --mode record|replay|auto."""
+    func = click.option(
+        "--mode",
+        type=click.Choice(["auto", "record", "replay"]),
+        default="auto",
+        show_default=True,
+        help="Cassette mode: replay never calls a model; record always does; auto replays "
+        "what is recorded and records the rest.",
+    )(func)
+    return click.option(
+        "--cassette",
+        type=click.Path(dir_okay=False, path_type=Path),
+        help="Record/replay model calls in this JSONL file (default: <out>/cassette.jsonl).",
+    )(func)
+
+
+def load_tasks(bank: str, task_ids: Sequence[str] = (), *, study_only: bool = False) -> list[Task]:
+    """The bank's tasks (``bundled`` = the shipped bank), optionally only the given ids."""
+    root = BUNDLED_BANK if bank == "bundled" else Path(bank)
+    if not root.is_dir():
+        raise InputError(
+            "not a task bank folder",
+            source=root,
+            hint="give a bank folder, or `bundled` for the bank that ships with vcost",
+        )
+    tasks = load_bank(root)
+    if task_ids:
+        known = {t.id: t for t in tasks}
+        missing = [i for i in task_ids if i not in known]
+        if missing:
+            raise InputError(f"no such task(s) in {root}: {', '.join(missing)}", field="--task")
+        return [known[i] for i in task_ids]
+    if study_only:
+        return [t for t in tasks if t.role == "study"]
+    return tasks
+
+
+def pick(models: Mapping[str, ModelConfig], names: Sequence[str]) -> dict[str, ModelConfig]:
+    """The named models (all when ``names`` is empty); an unknown name is an error."""
+    if not names:
+        return dict(models)
+    missing = [n for n in names if n not in models]
+    if missing:
+        raise InputError(
+            f"unknown model(s): {', '.join(missing)}",
+            field="--model",
+            hint=f"the models file declares: {', '.join(models)}",
+        )
+    return {n: models[n] for n in names}
+
+
+def model_client(cassette: Path, mode: str) -> ModelClient:
+    """A client that records to / replays from ``cassette`` (mode replay needs no server)."""
+    inner = None if mode == "replay" else RoutingClient()
+    return CassetteClient(inner, Cassette(cassette, mode=cast(CassetteMode, mode)))
+
+
+@contextmanager
+def progress(label: str, *, disable: bool = False) -> Iterator[Callable[[int, int], None]]:
+    """A progress bar; yields ``update(done, total)``."""
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        transient=True,
+        disable=disable,
+    ) as bar:
+        job = bar.add_task(label, total=None)
+
+        def update(done: int, total: int) -> None:
+            bar.update(job, completed=done, total=total)
+
+        yield update

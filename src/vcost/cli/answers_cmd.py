@@ -1,0 +1,222 @@
+"""`vcost answers`: generate model answers, tabulate natural errors, select what checkers see."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from vcost.answers import (
+    AnswerLog,
+    ModelErrors,
+    Selection,
+    generate_answers,
+    natural_error_table,
+    select_answers,
+    write_selection,
+)
+from vcost.cli._common import (
+    bank_option,
+    cassette_options,
+    load_tasks,
+    model_client,
+    pick,
+    progress,
+)
+from vcost.errors import InputError
+from vcost.models import load_models
+from vcost.sandbox import Sandbox
+
+__all__ = ["answers", "errors_table", "selection_table"]
+
+
+def errors_table(rows: list[ModelErrors]) -> Table:
+    """Natural error rate per model with its 95 % interval, by type and level."""
+    table = Table(title="Natural errors per model (95 % Clopper-Pearson)")
+    for name in ("model", "answers", "wrong", "rate [95 % CI]", "tasks w/ error", "by type",
+                 "by level"):  # fmt: skip
+        table.add_column(
+            name, justify="left" if name in ("model", "by type", "by level") else "right"
+        )
+    for r in rows:
+        table.add_row(
+            r.model,
+            str(r.answers),
+            str(r.errors),
+            f"{r.rate:.1%} [{r.interval.lower:.1%}, {r.interval.upper:.1%}]",
+            f"{r.tasks_with_error}/{r.tasks}",
+            ", ".join(f"{k} {v}" for k, v in r.by_type.items()) or "—",
+            ", ".join(f"{k} {v}" for k, v in r.by_level.items()) or "—",
+        )
+    return table
+
+
+def selection_table(selection: Selection) -> Table:
+    """Counts of the selection by source, type/level and model."""
+    table = Table(title=f"Selection ({selection.variant}, seed {selection.seed})")
+    table.add_column("by")
+    table.add_column("counts")
+    for name, counts in selection.counts().items():
+        table.add_row(name, ", ".join(f"{k}: {v}" for k, v in sorted(counts.items())) or "—")
+    table.add_row("dropped (no model solves)", ", ".join(selection.dropped) or "none")
+    table.add_row("no planted error found", ", ".join(selection.unplanted) or "none")
+    return table
+
+
+@click.group()
+def answers() -> None:
+    """Model answers: generate and grade them, tabulate natural errors, select for checking."""
+
+
+@answers.command()
+@click.option(
+    "--models",
+    "models_file",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Models TOML file (docs/models.md).",
+)
+@click.option(
+    "--model", "names", multiple=True, metavar="NAME", help="Only this model (repeatable)."
+)
+@bank_option
+@click.option(
+    "--task",
+    "task_ids",
+    multiple=True,
+    metavar="ID",
+    help="Only this task (repeatable; default: the bank's study tasks).",
+)
+@click.option(
+    "-n",
+    "n",
+    default=5,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Answers per model and task.",
+)
+@click.option(
+    "--out",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Run folder: answers.jsonl and cassette.jsonl go here.",
+)
+@cassette_options
+@click.option(
+    "--concurrency",
+    default=8,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Model calls at once.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the per-model table as JSON.")
+def generate(
+    models_file: Path,
+    names: tuple[str, ...],
+    bank: str,
+    task_ids: tuple[str, ...],
+    n: int,
+    out: Path,
+    cassette: Path | None,
+    mode: str,
+    concurrency: int,
+    as_json: bool,
+) -> None:
+    """Each model answers each task n times from one fixed prompt; every answer is graded.
+
+    Answers are appended to OUT/answers.jsonl as they are graded; a rerun skips what is there
+    and retries failed calls. Wrong answers are labelled natural errors (type and level).
+    """
+    models = pick(load_models(models_file), names)
+    tasks = load_tasks(bank, task_ids, study_only=True)
+    log = AnswerLog(out / "answers.jsonl")
+    client = model_client(cassette or out / "cassette.jsonl", mode)
+    with progress("answers", disable=as_json) as update:
+        result = generate_answers(
+            tasks,
+            models,
+            client=client,
+            log=log,
+            sandbox=Sandbox("auto"),
+            n=n,
+            concurrency=concurrency,
+            progress=update,
+        )
+    rows = natural_error_table(log.answers())
+    if as_json:
+        body = {"run": vars(result), "models": [r.to_dict() for r in rows]}
+        click.echo(json.dumps(body, indent=2))
+    else:
+        Console().print(errors_table(rows))
+        click.echo(
+            f"{result.written} answer(s) written, {result.skipped} already there, "
+            f"{result.failed} call(s) failed → {log.path}"
+        )
+        for line in result.errors[:10]:
+            click.echo(f"  failed: {line}", err=True)
+    if result.failed:
+        raise click.exceptions.Exit(1)
+
+
+@answers.command()
+@click.argument(
+    "log_file",
+    metavar="ANSWERS_JSONL",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the table as JSON.")
+def table(log_file: Path, as_json: bool) -> None:
+    """The natural-error table (RQ3) of an answers log."""
+    rows = natural_error_table(AnswerLog(log_file).answers())
+    if as_json:
+        click.echo(json.dumps([r.to_dict() for r in rows], indent=2))
+    else:
+        Console().print(errors_table(rows))
+
+
+@answers.command()
+@click.argument(
+    "log_file",
+    metavar="ANSWERS_JSONL",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+)
+@bank_option
+@click.option(
+    "--variant",
+    type=click.Choice(["core", "full"]),
+    default="core",
+    show_default=True,
+    help="core: 1 correct + 1 wrong per task; full: 2 or 4 per task.",
+)
+@click.option("--seed", default=0, show_default=True, type=int, help="Seed of every random choice.")
+@click.option(
+    "--out",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Selection JSON file to write.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the counts as JSON.")
+def select(log_file: Path, bank: str, variant: str, seed: int, out: Path, as_json: bool) -> None:
+    """Select the answers checkers will judge, by the study design's rules (docs/answers.md)."""
+    records = AnswerLog(log_file).answers()
+    if not records:
+        raise InputError("the answers log holds no graded answers", source=log_file)
+    task_ids = sorted({r["task_id"] for r in records})
+    tasks = load_tasks(bank, task_ids)
+    selection = select_answers(
+        records,
+        tasks,
+        sandbox=Sandbox("auto"),
+        variant="full" if variant == "full" else "core",
+        seed=seed,
+    )
+    write_selection(selection, out)
+    if as_json:
+        body = {k: v for k, v in selection.to_dict().items() if k != "answers"}
+        click.echo(json.dumps(body, indent=2))
+    else:
+        Console().print(selection_table(selection))
+        click.echo(f"{len(selection.answers)} answer(s) selected → {out}")

@@ -1,0 +1,289 @@
+"""`vcost judge`: AI checkers judge selected answers; consistency, flips, pairwise order swap."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+import pandas as pd
+from rich.console import Console
+from rich.table import Table
+
+from vcost.answers import Selection, read_selection
+from vcost.cli._common import (
+    bank_option,
+    cassette_options,
+    load_tasks,
+    model_client,
+    pick,
+    progress,
+)
+from vcost.judges import (
+    PERTURBATIONS,
+    JudgmentLog,
+    PairwiseLog,
+    consistency,
+    flip_rate,
+    judge,
+    judge_pairs,
+    judgments_trace,
+    order_swap,
+)
+from vcost.models import load_models
+from vcost.sandbox import Sandbox
+from vcost.stats import clopper_pearson
+from vcost.trace import Trace
+from vcost.trace_io import write_trace
+
+__all__ = ["frame_table", "judge_group", "verdicts_table"]
+
+
+def verdicts_table(trace: Trace) -> Table:
+    """Per checker: judgments, false-accept and false-reject rates (95 % CP), misses by kind."""
+    episodes = trace.episodes.merge(trace.answers[["answer_id", "ground_truth"]], on="answer_id")
+    table = Table(title="AI checkers: verdicts against ground truth (95 % Clopper-Pearson)")
+    for name in ("checker", "judgments", "false accept", "false reject", "unverifiable", "ran out"):
+        table.add_column(name, justify="left" if name == "checker" else "right")
+    for checker, rows in episodes.groupby("verifier_id"):
+        wrong = rows[rows["ground_truth"] == "incorrect"]
+        right = rows[rows["ground_truth"] == "correct"]
+        fa = int((wrong["verdict"] == "accept").sum())
+        fr = int((right["verdict"] == "reject").sum())
+        table.add_row(
+            str(checker),
+            str(len(rows)),
+            _rate(fa, len(wrong)),
+            _rate(fr, len(right)),
+            str(int((rows["termination"] == "unverifiable").sum())),
+            str(int((rows["termination"] == "budget_exhausted").sum())),
+        )
+    return table
+
+
+def _rate(k: int, n: int) -> str:
+    if n == 0:
+        return "—"
+    ci = clopper_pearson(k, n)
+    return f"{k}/{n} = {k / n:.0%} [{ci.lower:.0%}, {ci.upper:.0%}]"
+
+
+def frame_table(title: str, frame: pd.DataFrame) -> Table:
+    table = Table(title=title)
+    for column in frame.columns:
+        table.add_column(str(column))
+    for row in frame.itertuples(index=False):
+        table.add_row(*(f"{v:.3f}" if isinstance(v, float) else str(v) for v in row))
+    return table
+
+
+@click.group("judge")
+def judge_group() -> None:
+    """AI checkers: judge selected answers k times, in standard and perturbed configurations."""
+
+
+@judge_group.command("run")
+@click.argument(
+    "selection_file",
+    metavar="SELECTION_JSON",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+)
+@click.option(
+    "--models",
+    "models_file",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Models TOML file of the checkers.",
+)
+@click.option(
+    "--model", "names", multiple=True, metavar="NAME", help="Only this checker (repeatable)."
+)
+@bank_option
+@click.option(
+    "-k",
+    "k",
+    default=5,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Judgments per checker and answer.",
+)
+@click.option(
+    "--perturbation",
+    type=click.Choice(PERTURBATIONS),
+    default="standard",
+    show_default=True,
+    help="Configuration to run (docs/judges.md).",
+)
+@click.option(
+    "--run-code",
+    "max_runs",
+    default=0,
+    show_default=True,
+    type=click.IntRange(min=0),
+    help="Let checkers run up to this many test blocks against the answer in the sandbox.",
+)
+@click.option(
+    "--out",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Run folder: judgments.jsonl, cassette.jsonl and trace/ go here.",
+)
+@cassette_options
+@click.option(
+    "--concurrency",
+    default=8,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Judgments at once.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+def run(
+    selection_file: Path,
+    models_file: Path,
+    names: tuple[str, ...],
+    bank: str,
+    k: int,
+    perturbation: str,
+    max_runs: int,
+    out: Path,
+    cassette: Path | None,
+    mode: str,
+    concurrency: int,
+    as_json: bool,
+) -> None:
+    """Each checker judges every selected answer k times (never its own family's answers).
+
+    Judgments are appended to OUT/judgments.jsonl as they finish (a rerun resumes); the
+    finished ones of this configuration are written as a verification trace to
+    OUT/trace-<configuration>/ (episodes with verifier kind "model").
+    """
+    selection = read_selection(selection_file)
+    checkers = pick(load_models(models_file), names)
+    tasks = {t.id: t for t in load_tasks(bank, sorted({a.task_id for a in selection.answers}))}
+    log = JudgmentLog(out / "judgments.jsonl")
+    client = model_client(cassette or out / "cassette.jsonl", mode)
+    sandbox = Sandbox("auto") if max_runs else None
+    with progress(f"judgments ({perturbation})", disable=as_json) as update:
+        result = judge(
+            selection,
+            tasks,
+            checkers,
+            client=client,
+            log=log,
+            k=k,
+            perturbation=perturbation,  # type: ignore[arg-type]
+            max_runs=max_runs,
+            sandbox=sandbox,
+            concurrency=concurrency,
+            progress=update,
+        )
+    done = [r for r in log.judgments(perturbation) if r["checker"] in checkers]  # type: ignore[arg-type]
+    trace = judgments_trace(done, selection)
+    folder = write_trace(trace, out / f"trace-{perturbation}", overwrite=True)
+    summary = _summary(log, selection, perturbation)
+    if as_json:
+        click.echo(json.dumps({"run": vars(result), **summary}, indent=2, default=str))
+    else:
+        console = Console()
+        console.print(verdicts_table(trace))
+        console.print(
+            frame_table("Consistency across repeats", pd.DataFrame(summary["consistency"]))
+        )
+        if summary["flips"]:
+            console.print(
+                frame_table("Flip rate against the standard run", pd.DataFrame(summary["flips"]))
+            )
+        click.echo(
+            f"{result.written} judgment(s) written, {result.skipped} already there, "
+            f"{result.failed} call(s) failed, {result.excluded_own_family} own-family pair(s) "
+            f"skipped → {log.path}; trace → {folder}"
+        )
+        for line in result.errors[:10]:
+            click.echo(f"  failed: {line}", err=True)
+    if result.failed:
+        raise click.exceptions.Exit(1)
+
+
+def _summary(
+    log: JudgmentLog, selection: Selection, perturbation: str
+) -> dict[str, list[dict[str, object]]]:
+    records = log.judgments(perturbation)  # type: ignore[arg-type]
+    flips = []
+    if perturbation != "standard":
+        flips = [f.to_dict() for f in flip_rate(log.judgments("standard"), records)]
+    return {"consistency": [c.to_dict() for c in consistency(records)], "flips": flips}
+
+
+@judge_group.command("pairwise")
+@click.argument(
+    "selection_file",
+    metavar="SELECTION_JSON",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+)
+@click.option(
+    "--models",
+    "models_file",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Models TOML file of the checkers.",
+)
+@click.option(
+    "--model", "names", multiple=True, metavar="NAME", help="Only this checker (repeatable)."
+)
+@bank_option
+@click.option(
+    "-k",
+    "k",
+    default=5,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Judgments per pair and order.",
+)
+@click.option(
+    "--out",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Run folder: pairwise.jsonl and cassette.jsonl go here.",
+)
+@cassette_options
+@click.option(
+    "--concurrency",
+    default=8,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Judgments at once.",
+)
+def pairwise(
+    selection_file: Path,
+    models_file: Path,
+    names: tuple[str, ...],
+    bank: str,
+    k: int,
+    out: Path,
+    cassette: Path | None,
+    mode: str,
+    concurrency: int,
+) -> None:
+    """Pairwise judging of each task's correct and wrong answer, in both orders (order swap)."""
+    selection = read_selection(selection_file)
+    checkers = pick(load_models(models_file), names)
+    tasks = {t.id: t for t in load_tasks(bank, sorted({a.task_id for a in selection.answers}))}
+    log = PairwiseLog(out / "pairwise.jsonl")
+    client = model_client(cassette or out / "cassette.jsonl", mode)
+    failed = judge_pairs(
+        selection, tasks, checkers, client=client, log=log, k=k, concurrency=concurrency
+    )
+    rows = [
+        {
+            "checker": r.checker,
+            "pairs": r.pairs,
+            "flips": r.flips,
+            "flip rate": f"{r.rate:.0%} [{r.interval.lower:.0%}, {r.interval.upper:.0%}]",
+            "picks A": f"{r.picks_a}/{r.picks}",
+        }
+        for r in order_swap(log)
+    ]
+    Console().print(frame_table("Order swap: flip rate (95 % Clopper-Pearson)", pd.DataFrame(rows)))
+    if failed:
+        click.echo(f"{failed} call(s) failed; rerun to retry them", err=True)
+        raise click.exceptions.Exit(1)

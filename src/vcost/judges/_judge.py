@@ -1,0 +1,404 @@
+"""``vcost judge``: AI checkers judge every selected answer k times; each judgment is an episode.
+
+Each checker model judges each answer ``k`` times (repeat 0..k-1, each a separate request so a
+cassette holds each), never an answer from its own model family (the ``same-family``
+perturbation does exactly that, on purpose). Every judgment is one line of an append-only log
+as soon as it is done; a failed call is logged with its error and retried on the next run.
+
+The log becomes a verification trace (:func:`judgments_trace`): one check episode per judgment
+with verifier kind ``model``. A model's cost unit is output tokens: ``effort`` is the tokens it
+spent, ``budget`` its token limit (``max_tokens`` per call); seconds and USD are in the
+episode's ``model_call`` events. All protocol statistics then apply unchanged.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from vcost.answers import SelectedAnswer, Selection, render_answer
+from vcost.errors import InputError
+from vcost.jsonl_log import JsonlLog
+from vcost.judges._perturb import PERTURBATIONS, Perturbation, perturb
+from vcost.judges._prompt import JUDGE_PROMPT_VERSION, judge_messages, parse_reply, run_blocks
+from vcost.models import Completion, ModelClient, ModelConfig, ModelError
+from vcost.sandbox import Sandbox
+from vcost.tasks import CodeTask, Task
+from vcost.trace import ANSWER_COLUMNS, EPISODE_COLUMNS, EVENT_COLUMNS, Trace
+from vcost.trace_io import validate_trace
+
+__all__ = ["JudgeResult", "JudgmentLog", "judge", "judgment_key", "judgments_trace"]
+
+Progress = Callable[[int, int], None]
+_VERSION = 1
+_LENGTH_STOPS = frozenset({"length", "max_tokens"})
+_RUN_OUTPUT_LIMIT = 2000
+
+
+def judgment_key(
+    checker: str, answer_id: str, repeat: int, perturbation: Perturbation = "standard"
+) -> str:
+    """The log key of one judgment."""
+    return f"{checker}/{answer_id}/{repeat}/{perturbation}"
+
+
+def _key_of(record: dict[str, Any]) -> str:
+    if record.get("v") != _VERSION or record.get("status") not in ("ok", "error"):
+        raise ValueError("not a judgment record")
+    key = record["key"]
+    if not isinstance(key, str):
+        raise TypeError("key is not a string")
+    return key
+
+
+class JudgmentLog(JsonlLog):
+    """The judgments log: one record per (checker, answer, repeat, perturbation)."""
+
+    def __init__(self, path: str | Path) -> None:
+        super().__init__(
+            path,
+            key_of=_key_of,
+            kind="judgments log",
+            hint="the judgments log is append-only JSONL written by `vcost judge`",
+        )
+
+    def judgments(self, perturbation: Perturbation | None = None) -> list[dict[str, Any]]:
+        """Finished judgments (failed calls left out), optionally of one perturbation."""
+        return [
+            r for r in self if r["status"] == "ok" and perturbation in (None, r["perturbation"])
+        ]
+
+
+@dataclass
+class JudgeResult:
+    """What one run did."""
+
+    written: int = 0
+    skipped: int = 0
+    failed: int = 0
+    excluded_own_family: int = 0
+    errors: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _Job:
+    checker: ModelConfig
+    answer: SelectedAnswer
+    repeat: int
+
+
+def _call_record(completion: Completion) -> dict[str, Any]:
+    return {
+        "request_hash": completion.request_hash,
+        "text": completion.text,
+        "finish_reason": completion.finish_reason,
+        "input_tokens": completion.usage.input_tokens,
+        "output_tokens": completion.usage.output_tokens,
+        "latency_ms": completion.latency_ms,
+        "cost_usd": completion.cost_usd,
+        "created_at": completion.created_at.isoformat(),
+    }
+
+
+def _run_code(
+    sandbox: Sandbox, task: Task, answer: SelectedAnswer, statements: str
+) -> dict[str, Any]:
+    """Run a checker's test statements against the answer in the sandbox; capture the output."""
+    script = (
+        "import contextlib as _c, io as _io\n_out = _io.StringIO()\n"
+        "with _c.redirect_stdout(_out), _c.redirect_stderr(_out):\n"
+        f"    exec(compile({answer.code!r}, 'answer.py', 'exec'), globals())\n"
+        f"    exec(compile({statements!r}, 'checker.py', 'exec'), globals())\n"
+        "result = _out.getvalue()\n"
+    )
+    files = {} if isinstance(task, CodeTask) else {"data.csv": task.csv}
+    run = sandbox.run_script(script, files=files, result_name="result")
+    output = run.value if run.status == "ok" and isinstance(run.value, str) else ""
+    if run.status != "ok":
+        output = f"{output}\n[{run.status}] {run.error or ''}".strip()
+    return {"code": statements, "status": run.status, "output": output[:_RUN_OUTPUT_LIMIT]}
+
+
+def _conversation(
+    job: _Job,
+    task: Task,
+    shown: str,
+    *,
+    client: ModelClient,
+    perturbation: Perturbation,
+    max_runs: int,
+    sandbox: Sandbox | None,
+) -> dict[str, Any]:
+    messages: list[dict[str, str]] = [
+        dict(m) for m in judge_messages(task, shown, max_runs=max_runs)
+    ]
+    calls: list[dict[str, Any]] = []
+    runs: list[dict[str, Any]] = []
+    while True:
+        completion = client.complete(messages, config=job.checker, repeat=job.repeat)
+        calls.append(_call_record(completion))
+        blocks = run_blocks(completion.text)
+        if not blocks or len(runs) >= max_runs or sandbox is None:
+            break
+        run = _run_code(sandbox, task, job.answer, blocks[0])
+        runs.append(run)
+        messages += [
+            {"role": "assistant", "content": completion.text},
+            {"role": "user", "content": f"Output:\n```\n{run['output']}\n```"},
+        ]
+    parsed = parse_reply(completion.text)
+    if parsed.verdict == "unverifiable":
+        termination = "unverifiable"
+    elif parsed.verdict is not None:
+        termination = "verdict"
+    elif completion.finish_reason in _LENGTH_STOPS:
+        termination = "budget_exhausted"
+    else:
+        termination = "unverifiable"
+    return {
+        "v": _VERSION,
+        "status": "ok",
+        "key": judgment_key(job.checker.name, job.answer.answer_id, job.repeat, perturbation),
+        "checker": job.checker.name,
+        "family": job.checker.family or job.checker.name,
+        "answer_id": job.answer.answer_id,
+        "repeat": job.repeat,
+        "perturbation": perturbation,
+        "prompt": JUDGE_PROMPT_VERSION,
+        "termination": termination,
+        "verdict": parsed.verdict,
+        "confidence": parsed.confidence,
+        "reason": parsed.reason if parsed.problem is None else f"unparseable: {parsed.problem}",
+        "max_tokens": job.checker.max_tokens,
+        "config": job.checker.record(),
+        "calls": calls,
+        "runs": runs,
+    }
+
+
+def _eligible(checker: ModelConfig, answer: SelectedAnswer, perturbation: Perturbation) -> bool:
+    same = (checker.family or checker.name) == answer.family
+    return same if perturbation == "same-family" else not same
+
+
+def judge(
+    selection: Selection,
+    tasks: Mapping[str, Task],
+    checkers: Mapping[str, ModelConfig],
+    *,
+    client: ModelClient,
+    log: JudgmentLog,
+    k: int = 5,
+    perturbation: Perturbation = "standard",
+    max_runs: int = 0,
+    sandbox: Sandbox | None = None,
+    concurrency: int = 8,
+    progress: Progress | None = None,
+) -> JudgeResult:
+    """Each checker judges each selected answer ``k`` times (module docstring); resumable."""
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise InputError(f"k must be a positive integer, not {k!r}", field="k")
+    if perturbation not in PERTURBATIONS:
+        raise InputError(
+            f"unknown perturbation {perturbation!r}",
+            field="perturbation",
+            hint=f"one of {', '.join(PERTURBATIONS)}",
+        )
+    if max_runs and sandbox is None:
+        raise InputError("a checker that runs code needs a sandbox", field="max_runs")
+    missing = sorted({a.task_id for a in selection.answers} - set(tasks))
+    if missing:
+        raise InputError(
+            f"the selection names tasks not in the bank: {', '.join(missing[:5])}",
+            hint="judge with the bank the answers were selected from",
+        )
+    result = JudgeResult()
+    jobs: list[_Job] = []
+    for checker in checkers.values():
+        for answer in selection.answers:
+            if not _eligible(checker, answer, perturbation):
+                result.excluded_own_family += perturbation != "same-family"
+                continue
+            for repeat in range(k):
+                done = log.get(judgment_key(checker.name, answer.answer_id, repeat, perturbation))
+                if done is not None and done["status"] == "ok":
+                    result.skipped += 1
+                else:
+                    jobs.append(_Job(checker, answer, repeat))
+    total = len(jobs)
+    if progress is not None:
+        progress(0, total)
+    lock = threading.Lock()
+    handled = 0
+
+    def one(job: _Job) -> None:
+        nonlocal handled
+        task = tasks[job.answer.task_id]
+        key = judgment_key(job.checker.name, job.answer.answer_id, job.repeat, perturbation)
+        shown = job.answer.shown
+        if perturbation not in ("standard", "same-family"):
+            shown = render_answer(
+                perturb(job.answer.code, perturbation), number=job.answer.reported
+            )
+        error: ModelError | None = None
+        try:
+            record = _conversation(
+                job,
+                task,
+                shown,
+                client=client,
+                perturbation=perturbation,
+                max_runs=max_runs,
+                sandbox=sandbox,
+            )
+        except ModelError as exc:
+            error = exc
+            record = {
+                "v": _VERSION,
+                "status": "error",
+                "key": key,
+                "checker": job.checker.name,
+                "answer_id": job.answer.answer_id,
+                "repeat": job.repeat,
+                "perturbation": perturbation,
+                "error_kind": type(exc).__name__,
+                "error": str(exc),
+            }
+        log.append(record)
+        with lock:
+            handled += 1
+            if error is None:
+                result.written += 1
+            else:
+                result.failed += 1
+                result.errors.append(f"{key}: {error}")
+            if progress is not None:
+                progress(handled, total)
+
+    if jobs:
+        with ThreadPoolExecutor(max_workers=max(1, min(concurrency, len(jobs)))) as pool:
+            for future in [pool.submit(one, job) for job in jobs]:
+                future.result()
+    return result
+
+
+# ---------------------------------------------------------------- the trace
+
+
+def _id(*parts: object) -> str:
+    return hashlib.sha256("\x1f".join(map(str, parts)).encode()).hexdigest()[:16]
+
+
+def _answers_frame(selection: Selection) -> pd.DataFrame:
+    rows = [
+        {
+            "answer_id": a.answer_id,
+            "task_id": a.task_id,
+            "model_id": a.model,
+            "ground_truth": a.ground_truth,
+            "role": "model",
+            "source": a.source,
+            "error_level": a.error_level,
+            "error_type": a.error_type,
+        }
+        for a in selection.answers
+    ]
+    return pd.DataFrame(rows, columns=[c.name for c in ANSWER_COLUMNS])
+
+
+def judgments_trace(records: Sequence[Mapping[str, Any]], selection: Selection) -> Trace:
+    """The verification trace of finished judgments: answers, verifiers, episodes, events.
+
+    Deterministic: the same records give the same trace (ids are hashes of the log keys), so a
+    run replayed from its cassette gives identical episodes.
+    """
+    episodes: list[dict[str, Any]] = []
+    events: list[dict[str, Any]] = []
+    configs: dict[str, dict[str, Any]] = {}
+    for record in sorted(records, key=lambda r: r["key"]):
+        episode_id = "j-" + _id(record["key"])
+        calls = record["calls"]
+        first = datetime.fromisoformat(calls[0]["created_at"])
+        started = first - timedelta(milliseconds=float(calls[0]["latency_ms"]))
+        ended = datetime.fromisoformat(calls[-1]["created_at"])
+        output_tokens = sum(int(c["output_tokens"] or 0) for c in calls)
+        verdict = {"correct": "accept", "incorrect": "reject"}.get(record["verdict"] or "")
+        episodes.append(
+            {
+                "episode_id": episode_id,
+                "verifier_id": record["checker"],
+                "block": "check",
+                "task_id": None,
+                "answer_id": record["answer_id"],
+                "attempt": int(record["repeat"]) + 1,
+                "started_at": started,
+                "ended_at": ended,
+                "effort": float(output_tokens),
+                "budget": float(record["max_tokens"] * len(calls)),
+                "termination": record["termination"],
+                "verdict": verdict if record["termination"] == "verdict" else None,
+                "confidence": record["confidence"],
+                "reason": record["reason"] or None,
+                "passed": None,
+                "spec_hash": None,
+            }
+        )
+        at = started
+        for i, call in enumerate(calls):
+            at = datetime.fromisoformat(call["created_at"])
+            payload = {k: v for k, v in call.items() if k != "created_at"}
+            events.append(_event(episode_id, f"call{i}", at, started, "model_call", payload))
+            if i < len(record["runs"]):
+                events.append(_event(episode_id, f"run{i}", at, started, "run", record["runs"][i]))
+        events.append(
+            _event(
+                episode_id,
+                "end",
+                ended,
+                started,
+                record["termination"],
+                {"verdict": record["verdict"], "perturbation": record["perturbation"]},
+            )
+        )
+        configs[record["checker"]] = {"family": record["family"], **record["config"]}
+    verifiers = pd.DataFrame(
+        [
+            {
+                "verifier_id": name,
+                "kind": "model",
+                "experience": None,
+                "model_family": configs[name].pop("family"),
+                "extra": configs[name],
+            }
+            for name in sorted(configs)
+        ],
+        columns=["verifier_id", "kind", "experience", "model_family", "extra"],
+    )
+    trace = Trace(
+        answers=_answers_frame(selection),
+        episodes=pd.DataFrame(episodes, columns=[c.name for c in EPISODE_COLUMNS]),
+        verifiers=verifiers,
+        events=pd.DataFrame(events, columns=[c.name for c in EVENT_COLUMNS]),
+    )
+    return validate_trace(trace, confidence_levels=None)
+
+
+def _event(
+    episode_id: str, name: str, at: datetime, started: datetime, kind: str, payload: Any
+) -> dict[str, Any]:
+    return {
+        "event_id": f"{episode_id}-{name}",
+        "episode_id": episode_id,
+        "at": at,
+        "offset_ms": max(0, round((at - started).total_seconds() * 1000)),
+        "kind": kind,
+        "payload": payload,
+    }
