@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from vcost.models.testing import API_KEY, KEY_ENV, ProviderServer, SleepLog
 
 from vcost.models import AnthropicClient, OpenAIClient, RetryPolicy
+from vcost.models.testing import API_KEY, KEY_ENV, ProviderServer, SleepLog
 
 
 @pytest.fixture(scope="module", params=["openai", "anthropic"])

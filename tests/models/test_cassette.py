@@ -12,7 +12,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from vcost.models.testing import API_KEY, KEY_ENV, ProviderServer, Reply, make_config
 
 from vcost.errors import InputError
 from vcost.models import (
@@ -26,6 +25,7 @@ from vcost.models import (
     RoutingClient,
     request_hash,
 )
+from vcost.models.testing import API_KEY, KEY_ENV, ProviderServer, Reply, make_config
 
 HERE = Path(__file__).parent
 

@@ -6,7 +6,6 @@ import threading
 from datetime import UTC
 
 import pytest
-from vcost.models.testing import UNKNOWN_MODEL, ProviderServer, Reply, SleepLog, make_config
 
 from vcost.models import (
     AnthropicClient,
@@ -24,6 +23,7 @@ from vcost.models import (
     UnknownModelError,
     request_hash,
 )
+from vcost.models.testing import UNKNOWN_MODEL, ProviderServer, Reply, SleepLog, make_config
 
 Client = OpenAIClient | AnthropicClient
 ASK = [{"role": "user", "content": "What is 2+2?"}]
