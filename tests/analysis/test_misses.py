@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pandas as pd
 import pytest
+from click.testing import CliRunner
 
 from vcost.analysis import compare_misses
+from vcost.cli import cli
 from vcost.errors import InputError
 from vcost.trace import Trace
-from vcost.trace_io import validate_trace
+from vcost.trace_io import validate_trace, write_trace
 
 
 def _trace() -> Trace:
@@ -91,3 +96,18 @@ def test_unknown_verifiers_and_bad_q_are_refused() -> None:
     )
     with pytest.raises(InputError, match="not in the verifiers table"):
         compare_misses(broken)
+
+
+def test_the_command_reads_a_trace_folder(tmp_path: Path) -> None:
+    folder = write_trace(_trace(), tmp_path / "trace")
+    result = CliRunner().invoke(cli, ["analyse", "misses", str(folder), "--by", "source"])
+    assert result.exit_code == 0, result.output
+    assert "only humans" in result.output
+    assert "4 wrong answer(s) compared; 1 lack a human or an AI check" in result.output
+    as_json = CliRunner().invoke(cli, ["analyse", "misses", str(folder), "--json"])
+    assert json.loads(as_json.output)["cells"] == {
+        "both": 1,
+        "only humans": 1,
+        "only AI": 1,
+        "neither": 1,
+    }

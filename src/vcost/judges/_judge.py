@@ -29,7 +29,7 @@ from vcost.errors import InputError
 from vcost.jsonl_log import JsonlLog
 from vcost.judges._perturb import PERTURBATIONS, Perturbation, perturb
 from vcost.judges._prompt import JUDGE_PROMPT_VERSION, judge_messages, parse_reply, run_blocks
-from vcost.models import Completion, ModelClient, ModelConfig, ModelError
+from vcost.models import Completion, Messages, ModelClient, ModelConfig, ModelError
 from vcost.sandbox import Sandbox
 from vcost.tasks import CodeTask, Task
 from vcost.trace import ANSWER_COLUMNS, EPISODE_COLUMNS, EVENT_COLUMNS, Trace
@@ -130,16 +130,14 @@ def _run_code(
 def _conversation(
     job: _Job,
     task: Task,
-    shown: str,
+    prompt: Messages,
     *,
     client: ModelClient,
     perturbation: Perturbation,
     max_runs: int,
     sandbox: Sandbox | None,
 ) -> dict[str, Any]:
-    messages: list[dict[str, str]] = [
-        dict(m) for m in judge_messages(task, shown, max_runs=max_runs)
-    ]
+    messages: list[dict[str, str]] = [dict(m) for m in prompt]
     calls: list[dict[str, Any]] = []
     runs: list[dict[str, Any]] = []
     while True:
@@ -239,21 +237,23 @@ def judge(
     lock = threading.Lock()
     handled = 0
 
+    first: dict[str, Messages] = {}  # each answer's prompt in this configuration, built once
+    for answer in selection.answers:
+        shown = answer.shown
+        if perturbation not in ("standard", "same-family"):
+            shown = render_answer(perturb(answer.code, perturbation), number=answer.reported)
+        first[answer.answer_id] = judge_messages(tasks[answer.task_id], shown, max_runs=max_runs)
+
     def one(job: _Job) -> None:
         nonlocal handled
         task = tasks[job.answer.task_id]
         key = judgment_key(job.checker.name, job.answer.answer_id, job.repeat, perturbation)
-        shown = job.answer.shown
-        if perturbation not in ("standard", "same-family"):
-            shown = render_answer(
-                perturb(job.answer.code, perturbation), number=job.answer.reported
-            )
         error: ModelError | None = None
         try:
             record = _conversation(
                 job,
                 task,
-                shown,
+                first[job.answer.answer_id],
                 client=client,
                 perturbation=perturbation,
                 max_runs=max_runs,

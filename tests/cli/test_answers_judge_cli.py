@@ -1,0 +1,118 @@
+"""The model commands end to end through the CLI, against local servers and a cassette."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from offline_run import OfflineModels
+from vcost.cli import cli
+from vcost.models import ModelConfig
+
+
+def _toml(path: Path, configs: dict[str, ModelConfig]) -> Path:
+    lines = []
+    for c in configs.values():
+        lines += [
+            "[[models]]", f'name = "{c.name}"', f'provider = "{c.provider}"',
+            f'model = "{c.model}"', f'family = "{c.family}"', f'base_url = "{c.base_url}"',
+            f'api_key_env = "{c.api_key_env}"', "max_tokens = 2000", "max_retries = 1", "",
+        ]  # fmt: skip
+    path.write_text("\n".join(lines))
+    return path
+
+
+def test_generate_select_judge_then_replay(tmp_path: Path, offline: OfflineModels) -> None:
+    runner = CliRunner()
+    answerers = _toml(tmp_path / "models.toml", offline.answerers)
+    checkers = _toml(tmp_path / "checkers.toml", offline.checkers)
+    run = tmp_path / "run"
+    tasks = ["--task", "e-electricity-bill", "--task", "bottle-deposit-refund"]
+
+    checked = runner.invoke(cli, ["models", "check", str(answerers)])
+    assert checked.exit_code == 0, checked.output
+    assert "strong" in checked.output
+    assert "weak" in checked.output
+
+    made = runner.invoke(
+        cli, ["answers", "generate", "--models", str(answerers), *tasks, "-n", "2", "--out",
+              str(run), "--json"],
+    )  # fmt: skip
+    assert made.exit_code == 0, made.output
+    body = json.loads(made.output)
+    assert body["run"]["written"] == 8
+    assert {m["model"] for m in body["models"]} == {"strong", "weak"}
+
+    again = runner.invoke(
+        cli, ["answers", "generate", "--models", str(answerers), *tasks, "-n", "2", "--out",
+              str(run), "--json"],
+    )  # fmt: skip
+    assert json.loads(again.output)["run"]["skipped"] == 8  # a rerun resumes: nothing redone
+
+    table = runner.invoke(cli, ["answers", "table", str(run / "answers.jsonl")])
+    assert "Natural errors per model" in table.output
+
+    selected = runner.invoke(
+        cli, ["answers", "select", str(run / "answers.jsonl"), "--out", str(run / "sel.json"),
+              "--seed", "2", "--json"],
+    )  # fmt: skip
+    assert selected.exit_code == 0, selected.output
+    assert json.loads(selected.output)["counts"]["ground_truth"]["correct"] == 2
+
+    judged = runner.invoke(
+        cli, ["judge", "run", str(run / "sel.json"), "--models", str(checkers), "-k", "2",
+              "--out", str(run)],
+    )  # fmt: skip
+    assert judged.exit_code == 0, judged.output
+    assert "false accept" in judged.output
+    assert (run / "trace-standard" / "episodes.csv").exists()
+
+    own = runner.invoke(
+        cli, ["judge", "run", str(run / "sel.json"), "--models", str(checkers), "-k", "2",
+              "--out", str(run), "--perturbation", "same-family", "--json"],
+    )  # fmt: skip
+    assert own.exit_code == 0, own.output
+    flips = json.loads(own.output)["flips"]
+    assert flips
+    assert {f["perturbation"] for f in flips} == {"same-family"}
+    assert {f["checker"] for f in flips} == {"checker-a"}  # the only checker with a family here
+
+    pairs = runner.invoke(
+        cli, ["judge", "pairwise", str(run / "sel.json"), "--models", str(checkers), "-k", "2",
+              "--out", str(run)],
+    )  # fmt: skip
+    assert pairs.exit_code == 0, pairs.output
+    assert "Order swap" in pairs.output
+
+    # replay: no server, a fresh run folder, the same cassette
+    offline.stop()
+    replay = tmp_path / "replay"
+    again = runner.invoke(
+        cli, ["judge", "run", str(run / "sel.json"), "--models", str(checkers), "-k", "2",
+              "--out", str(replay), "--cassette", str(run / "cassette.jsonl"), "--mode",
+              "replay"],
+    )  # fmt: skip
+    assert again.exit_code == 0, again.output
+    assert (replay / "trace-standard" / "episodes.csv").read_text() == (
+        run / "trace-standard" / "episodes.csv"
+    ).read_text()
+
+
+def test_unknown_model_name_and_missing_cassette(tmp_path: Path, offline: OfflineModels) -> None:
+    runner = CliRunner()
+    models = _toml(tmp_path / "models.toml", offline.answerers)
+    wrong = runner.invoke(
+        cli, ["answers", "generate", "--models", str(models), "--model", "nope", "--out",
+              str(tmp_path)],
+    )  # fmt: skip
+    assert wrong.exit_code == 2
+    assert "unknown model(s): nope" in wrong.output
+    assert "strong, weak" in wrong.output
+    replay = runner.invoke(
+        cli, ["answers", "generate", "--models", str(models), "--out", str(tmp_path / "r"),
+              "--mode", "replay"],
+    )  # fmt: skip
+    assert replay.exit_code == 2
+    assert "cassette does not exist" in replay.output
