@@ -34,6 +34,7 @@ bench: $(STAMP)  ## every benchmark in bench/, each against its named baseline
 	$(BIN)/python bench/bench_grading.py
 	$(BIN)/python bench/bench_plant.py
 	$(BIN)/python bench/bench_judge.py
+	$(BIN)/python bench/bench_audit.py
 
 clean:
 	rm -rf $(VENV) $(OUT) .mypy_cache .pytest_cache .ruff_cache

@@ -14,6 +14,7 @@ import click
 from vcost import __version__
 from vcost.cli.analyse_cmd import analyse
 from vcost.cli.answers_cmd import answers
+from vcost.cli.audit_cmd import audit_group
 from vcost.cli.db_cmd import db
 from vcost.cli.demo_cmd import demo
 from vcost.cli.grade_cmd import grade
@@ -56,6 +57,7 @@ cli.add_command(db)
 cli.add_command(tasks)
 cli.add_command(grade)
 cli.add_command(plant)
+cli.add_command(audit_group)
 cli.add_command(models)
 cli.add_command(answers)
 cli.add_command(judge_group)
