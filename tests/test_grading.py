@@ -16,6 +16,8 @@ from hypothesis import strategies as st
 from vcost.errors import InputError
 from vcost.grading import (
     CodeGrade,
+    CodeJob,
+    grade_batch,
     grade_code,
     grade_data,
     round_answer,
@@ -291,3 +293,37 @@ def test_round_answer_is_pythons_round() -> None:
     assert round_answer(3, 1) == 3.0
     with pytest.raises(InputError):
         round_answer(1.0, -1)
+
+
+# ---------------------------------------------------------------- grade_batch
+
+
+def test_grade_batch_grades_like_grade_code_in_order(sandbox: Sandbox) -> None:
+    """Many answers through warm sandboxes, two at a time: each grade is what grade_code gives
+    for that answer alone, returned in the order of the jobs; progress hears of each once."""
+    jobs = [
+        CodeJob(REFERENCE, "merge_bookings", TESTS),
+        CodeJob(SUBTLY_WRONG, "merge_bookings", TESTS),
+        CodeJob("def merge_bookings(b):\n    return b\n", "merge_bookings", TESTS),
+        CodeJob("def merge_bookings(:\n", "merge_bookings", TESTS),
+        CodeJob(REFERENCE, "merge_bookings", TESTS, call_seconds=[1.0] * len(TESTS)),
+    ]
+    seen: list[int] = []
+    grades = grade_batch(jobs, sandbox=sandbox, workers=2, progress=lambda i, g: seen.append(i))
+    alone = [grade_code(j.code, j.entry_point, j.tests, sandbox=sandbox) for j in jobs]
+
+    def summary(g: CodeGrade) -> tuple[object, ...]:
+        return (g.passed, g.failed, g.timeouts, g.failed_tags, g.ground_truth)
+
+    assert [summary(g) for g in grades] == [summary(g) for g in alone]
+    assert [g.ground_truth for g in grades] == [
+        "correct",
+        "incorrect",
+        "incorrect",
+        "incorrect",
+        "correct",
+    ]
+    assert sorted(seen) == list(range(len(jobs)))
+    assert grade_batch([], sandbox=sandbox) == []
+    with pytest.raises(InputError):
+        grade_batch(jobs, sandbox=sandbox, workers=0)

@@ -17,11 +17,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from threading import Lock
 from typing import Any
 
 from vcost.errors import InputError
-from vcost.grading import grade_code, grade_data, time_limits
+from vcost.grading import CodeGrade, CodeJob, DataGrade, grade_batch, grade_data, time_limits
 from vcost.sandbox import Sandbox
 from vcost.tasks import CodeTask, DataTask, Task
 
@@ -126,58 +125,32 @@ def read_answers(path: str | Path) -> list[Answer]:
     return answers
 
 
-class _Limits:
-    """Per-task test time limits from the reference's own run, computed once per task."""
-
-    def __init__(self, sandbox: Sandbox) -> None:
-        self._sandbox = sandbox
-        self._cache: dict[str, list[float]] = {}
-        self._lock = Lock()
-
-    def __call__(self, task: CodeTask) -> list[float]:
-        with self._lock:
-            if task.id not in self._cache:
-                runs = self._sandbox.call(
-                    task.reference, task.entry_point, [t.args for t in task.tests]
-                )
-                self._cache[task.id] = time_limits([r.elapsed_ms for r in runs])
-            return self._cache[task.id]
+def _reference_limits(task: CodeTask, sandbox: Sandbox) -> list[float]:
+    """Per-test time limits for ``task``, scaled from its reference's own run."""
+    runs = sandbox.call(task.reference, task.entry_point, [t.args for t in task.tests])
+    return time_limits([r.elapsed_ms for r in runs])
 
 
-def _grade_one(answer: Answer, task: Task, sandbox: Sandbox, limits: _Limits) -> AnswerGrade:
-    if isinstance(task, DataTask):
-        g = grade_data(
-            answer.code,
-            csv=task.csv,
-            expected=task.answer,
-            decimals=task.decimals,
-            sandbox=sandbox,
-            reported=answer.reported,
-        )
-        return AnswerGrade(
-            answer.answer_id,
-            task.id,
-            answer.model_id,
-            "data",
-            "correct" if g.correct else "incorrect",
-            int(g.correct),
-            int(not g.correct),
-            int(g.status == "timeout"),
-            1,
-            (),
-            g.value,
-            g.expected,
-            g.status,
-            g.error,
-        )
-    c = grade_code(
-        answer.code,
-        task.entry_point,
-        [t.to_json() for t in task.tests],
-        sandbox=sandbox,
-        float_tolerance=task.float_tolerance,
-        call_seconds=limits(task),
+def _data_grade(answer: Answer, task: DataTask, g: DataGrade) -> AnswerGrade:
+    return AnswerGrade(
+        answer.answer_id,
+        task.id,
+        answer.model_id,
+        "data",
+        "correct" if g.correct else "incorrect",
+        int(g.correct),
+        int(not g.correct),
+        int(g.status == "timeout"),
+        1,
+        (),
+        g.value,
+        g.expected,
+        g.status,
+        g.error,
     )
+
+
+def _code_grade(answer: Answer, task: CodeTask, c: CodeGrade) -> AnswerGrade:
     return AnswerGrade(
         answer.answer_id,
         task.id,
@@ -209,13 +182,52 @@ def grade_answers(
                 field="task_id",
                 hint="grade against the bank it was written for",
             )
-    limits = _Limits(sandbox)
+    count = workers or os.cpu_count() or 1
+    code = [(i, a, t) for i, a in enumerate(answers) if isinstance(t := by_id[a.task_id], CodeTask)]
+    data = [(i, a, t) for i, a in enumerate(answers) if isinstance(t := by_id[a.task_id], DataTask)]
+    grades: list[AnswerGrade | None] = [None] * len(answers)
 
-    def run(answer: Answer) -> AnswerGrade:
-        grade = _grade_one(answer, by_id[answer.task_id], sandbox, limits)
+    def done(index: int, grade: AnswerGrade) -> None:
+        grades[index] = grade
         if progress:
             progress(grade)
-        return grade
 
-    with ThreadPoolExecutor(max_workers=workers or os.cpu_count() or 1) as pool:
-        return list(pool.map(run, answers))
+    def code_done(k: int, grade: CodeGrade) -> None:
+        index, answer, task = code[k]
+        done(index, _code_grade(answer, task, grade))
+
+    def grade_one_data(item: tuple[int, Answer, DataTask]) -> None:
+        index, answer, task = item
+        grade = grade_data(
+            answer.code,
+            csv=task.csv,
+            expected=task.answer,
+            decimals=task.decimals,
+            sandbox=sandbox,
+            reported=answer.reported,
+        )
+        done(index, _data_grade(answer, task, grade))
+
+    # Time limits from each task's reference; then the code answers through warm sandboxes
+    # (grade_batch); then the data answers (a sandbox start each: the data file is bound
+    # read-only into the sandbox when it starts).
+    needed = list({t.id: t for _, _, t in code}.values())
+    with ThreadPoolExecutor(max_workers=count) as pool:
+        limits = dict(
+            zip(
+                [t.id for t in needed],
+                pool.map(lambda t: _reference_limits(t, sandbox), needed),
+                strict=True,
+            )
+        )
+    jobs = [
+        CodeJob(
+            a.code, t.entry_point, [x.to_json() for x in t.tests], t.float_tolerance, limits[t.id]
+        )
+        for _, a, t in code
+    ]
+    grade_batch(jobs, sandbox=sandbox, workers=count, progress=code_done)
+    with ThreadPoolExecutor(max_workers=count) as pool:
+        list(pool.map(grade_one_data, data))
+    assert all(g is not None for g in grades)
+    return [g for g in grades if g is not None]

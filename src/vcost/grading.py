@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping, Sequence
+import os
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -31,8 +33,10 @@ from vcost.sandbox import CallResult, Sandbox
 
 __all__ = [
     "CodeGrade",
+    "CodeJob",
     "DataGrade",
     "TestOutcome",
+    "grade_batch",
     "grade_code",
     "grade_data",
     "round_answer",
@@ -285,6 +289,55 @@ def grade_code(
         outcomes=outcomes,
         ground_truth="correct" if passed == len(outcomes) else "incorrect",
     )
+
+
+@dataclass(frozen=True)
+class CodeJob:
+    """One code answer for :func:`grade_batch`: the arguments of :func:`grade_code`."""
+
+    code: str
+    entry_point: str
+    tests: Sequence[Mapping[str, Any]]
+    float_tolerance: float = 1e-9
+    call_seconds: Sequence[float] | float | None = None
+
+
+def grade_batch(
+    jobs: Sequence[CodeJob],
+    *,
+    sandbox: Sandbox,
+    workers: int | None = None,
+    progress: Callable[[int, CodeGrade], None] | None = None,
+) -> list[CodeGrade]:
+    """Grade many code answers, ``workers`` at a time (default: the machine's cores).
+
+    Each worker grades its answers one after another through one warm sandbox (see
+    :class:`~vcost.sandbox.Sandbox`): the sandbox starts once per worker, not once per answer,
+    and is emptied and checked after every answer. The grades are returned in the order of
+    ``jobs``; ``progress(index, grade)`` is called as each one is done (from the workers).
+    """
+    if workers is not None and (isinstance(workers, bool) or workers < 1):
+        raise InputError(f"workers must be a positive integer, not {workers!r}", field="workers")
+
+    def one(index: int) -> CodeGrade:
+        job = jobs[index]
+        grade = grade_code(
+            job.code,
+            job.entry_point,
+            job.tests,
+            sandbox=sandbox,
+            float_tolerance=job.float_tolerance,
+            call_seconds=job.call_seconds,
+        )
+        if progress is not None:
+            progress(index, grade)
+        return grade
+
+    count = workers or os.cpu_count() or 1
+    if count == 1 or len(jobs) <= 1:
+        return [one(i) for i in range(len(jobs))]
+    with ThreadPoolExecutor(max_workers=count, thread_name_prefix="vcost-grade") as pool:
+        return list(pool.map(one, range(len(jobs))))
 
 
 # ---------------------------------------------------------------- data tasks

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from vcost.sandbox import bubblewrap_problem
+from vcost.sandbox import Sandbox, bubblewrap_problem
+from vcost.sandbox._pool import idle_cgroups
 
 IN_CI = os.environ.get("CI", "").strip().lower() in ("true", "1", "yes")
 
@@ -48,6 +49,20 @@ def host_processes_with(marker: str) -> list[int]:
 
 
 def leftover_cgroups() -> list[Path]:
-    """Run cgroups of this test process that were not removed."""
+    """Run cgroups of this test process that were not removed, apart from those of the idle
+    warm sandboxes kept for later calls. Each of those must hold nothing but bubblewrap and
+    its runner: no process of an answer survives it."""
     root = Path("/sys/fs/cgroup/pids")
-    return sorted(root.glob(f"**/vcost-run-{os.getpid()}-*")) if root.is_dir() else []
+    found = sorted(root.glob(f"**/vcost-run-{os.getpid()}-*")) if root.is_dir() else []
+    idle = {Path(path) for path in idle_cgroups()}
+    for path in idle:
+        processes = (path / "cgroup.procs").read_text().split()
+        assert len(processes) <= 2, f"an idle sandbox holds processes {processes}"
+    return [path for path in found if path not in idle]
+
+
+def warm_sandboxes(box: Sandbox) -> list[str]:
+    """The cgroups of ``box``'s idle warm sandboxes. With one caller there is one: the same
+    list before and after an answer means the answer ran in that sandbox and left it clean; a
+    different one, that the sandbox was discarded after the answer and a fresh one started."""
+    return box._pool.idle_cgroups()

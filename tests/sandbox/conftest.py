@@ -34,6 +34,17 @@ def tight() -> Sandbox:
 
 
 @pytest.fixture
+def warm() -> Iterator[Sandbox]:
+    """A warm bubblewrap sandbox of the test's own, already started (one caller: one idle
+    sandbox between answers, reused for the next answer when it was left clean)."""
+    require_bubblewrap()
+    box = Sandbox(Isolation.BUBBLEWRAP, limits=Limits(call_seconds=2.0, wall_seconds=30.0))
+    box.call("def ready():\n    return 1\n", "ready", [[]])
+    yield box
+    box.close()
+
+
+@pytest.fixture
 def canary() -> Iterator[Canary]:
     """A host file any uid could read, with an old access time; afterwards it must be unread.
 

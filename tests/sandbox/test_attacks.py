@@ -2,7 +2,9 @@
 
 Each attack must be contained and graded as a failure or a timeout (never a pass), leave the
 grader working (later calls still right) and the host untouched: no file written outside the
-sandbox, the canary file unread, no process left behind. Every test says what it proves.
+sandbox, the canary file unread, no process left behind. Sandboxes are warm (they grade answer
+after answer), so the last section attacks the next answer: nothing an answer leaves behind
+may reach it. Every test says what it proves.
 """
 
 from __future__ import annotations
@@ -12,14 +14,21 @@ import os
 import secrets
 import socket
 import textwrap
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from _sandbox_support import Canary, host_processes_with, leftover_cgroups
+from _sandbox_support import (
+    Canary,
+    host_processes_with,
+    leftover_cgroups,
+    require_bubblewrap,
+    warm_sandboxes,
+)
 
 import vcost
 from vcost.grading import grade_code
-from vcost.sandbox import Sandbox
+from vcost.sandbox import Isolation, Limits, Sandbox
 
 REPO = Path(vcost.__file__).resolve().parents[2]
 
@@ -35,9 +44,9 @@ def code(text: str) -> str:
 
 
 @pytest.fixture(autouse=True)
-def _nothing_left_behind() -> object:
+def _nothing_left_behind() -> Iterator[None]:
     yield
-    assert leftover_cgroups() == [], "a run's cgroup was not removed"
+    assert leftover_cgroups() == [], "a sandbox's cgroup was not removed"
 
 
 # ---------------------------------------------------------------- network
@@ -191,7 +200,8 @@ def test_host_processes_are_invisible(tight: Sandbox) -> None:
     assert max(result.value["pids"]) < 100
     assert os.getpid() not in result.value["pids"] or os.getpid() < 100
     assert not any("pytest" in line for line in result.value["cmdlines"])
-    assert result.value["ppid"] == 1
+    assert 1 in result.value["pids"]  # the runner, PID 1 of the sandbox
+    assert result.value["ppid"] in result.value["pids"]  # the answer's template process
     assert "open" not in result.value["runner"].values(), result.value["runner"]
 
 
@@ -410,7 +420,7 @@ def test_forged_result_frames_cannot_reach_the_host(tight: Sandbox) -> None:
 
 def test_monkeypatching_cannot_corrupt_later_calls(tight: Sandbox) -> None:
     """Patching json, builtins and the runner's own functions in one call affects only that
-    call: every call runs in a fresh process forked from the untouched runner."""
+    call: every call runs in a fresh process forked from the answer's untouched template."""
     attack = code("""
         import builtins, json, sys
         def attack(x):
@@ -498,9 +508,9 @@ def test_planted_modules_cannot_hijack_the_runner(tight: Sandbox) -> None:
 
 
 def test_killing_the_parent_fails(tight: Sandbox) -> None:
-    """SIGKILL/SIGSTOP to the parent and kill(-1, SIGKILL) cannot stop the runner (PID 1 of
-    the sandbox's namespace ignores them; host processes are out of reach), so the call still
-    reports and the next call works."""
+    """SIGKILL/SIGSTOP to the parent (the answer's template, which dies) and kill(-1, SIGKILL)
+    cannot stop the runner (PID 1 of the sandbox's namespace ignores them; host processes are
+    out of reach), so the call still reports and the next call works, in a fresh template."""
     attack = code("""
         import os, signal
         def attack(x):
@@ -595,3 +605,316 @@ def test_the_host_grader_survives_everything(tight: Sandbox) -> None:
     grade = grade_code("def square(n):\n    return n * n\n", "square", tests, sandbox=tight)
     assert grade.ground_truth == "correct"
     assert grade.passed == 5
+
+
+# ---------------------------------------------------------------- the warm runner: one answer
+# cannot reach the next. A warm sandbox serves answer after answer; whatever an answer leaves
+# behind must be gone (or the sandbox discarded) before the next one starts.
+
+SYSCALLS = {"x86_64": {"add_key": 248}, "aarch64": {"add_key": 217}}
+
+
+def test_processes_left_by_an_answer_do_not_reach_the_next(warm: Sandbox) -> None:
+    """An answer whose top level starts a subprocess and a thread that keeps double-forking
+    setsid'd daemons, and whose calls start more of them and a sleeping child, cannot touch
+    the next answer: every one of its processes is killed with it. The next answer, in the
+    same warm sandbox, finds no process but the runner, its own template and itself, no file
+    written by a daemon, and gets its right values; no process is left on the host."""
+    marker = f"47.{secrets.randbelow(10**6):06d}"
+    leaver = code(f"""
+        import os, subprocess, threading, time
+        def daemon():
+            if os.fork() == 0:
+                os.setsid()
+                if os.fork() == 0:
+                    time.sleep(0.2)
+                    while True:  # try to spoil whatever runs next
+                        with open("/tmp/late", "w") as handle:
+                            handle.write("daemon survived")
+                        try:
+                            os.kill(-1, 9)
+                        except OSError:
+                            pass
+                        time.sleep(0.01)
+                os._exit(0)
+        def keep_forking():
+            while True:
+                daemon()
+                time.sleep(0.05)
+        subprocess.Popen(["sleep", "{marker}"])
+        threading.Thread(target=keep_forking, daemon=True).start()
+        def leave(x):
+            subprocess.Popen(["sleep", "{marker}"])
+            daemon()
+            if os.fork() == 0:
+                time.sleep(60)
+            return x * 2
+    """)
+    check = code("""
+        import os, time
+        def check(x):
+            time.sleep(0.4)
+            mine = (1, os.getpid(), os.getppid())
+            others = [int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) not in mine]
+            return [x, os.path.exists("/tmp/late"), others]
+    """)
+    before = warm_sandboxes(warm)
+    left = warm.call(leaver, "leave", [[1], [2], [3]])
+    assert [(r.status, r.value) for r in left] == [("ok", 2), ("ok", 4), ("ok", 6)]
+    assert warm_sandboxes(warm) == before  # nothing could stay: the sandbox was reused
+    results = warm.call(check, "check", [[1], [2]])
+    assert [(r.status, r.value) for r in results] == [
+        ("ok", [1, False, []]),
+        ("ok", [2, False, []]),
+    ]
+    assert warm_sandboxes(warm) == before
+    assert host_processes_with(f"sleep {marker}") == []
+
+
+def test_files_written_by_an_answer_are_gone_for_the_next(warm: Sandbox) -> None:
+    """Files an answer leaves in the scratch space (nested, locked with mode 000, a FIFO, a
+    symlink loop, the scratch directory itself made read-only) are gone when the next answer
+    starts in the same warm sandbox, which finds an empty, writable /tmp."""
+    writer = code("""
+        import os
+        def write(x):
+            if x == 0:
+                os.makedirs("/tmp/a/b/c")
+                for path in ("/tmp/secret.txt", "/tmp/a/b/c/deep.txt"):
+                    with open(path, "w") as handle:
+                        handle.write("hidden tests: 42")
+                os.mkfifo("/tmp/a/fifo")
+                os.symlink("/tmp", "/tmp/a/loop")
+                os.chmod("/tmp/a/b", 0)
+                os.chmod("/tmp", 0o500)
+            return sorted(os.listdir("/tmp"))
+    """)
+    reader = code("""
+        import os
+        def read():
+            found = [os.path.join(d, f) for d, ds, fs in os.walk("/tmp") for f in ds + fs]
+            with open("/tmp/mine", "w") as handle:
+                handle.write("ok")
+            return [found, oct(os.stat("/tmp").st_mode & 0o777)]
+    """)
+    before = warm_sandboxes(warm)
+    written = warm.call(writer, "write", [[0], [1]])
+    assert [r.value for r in written] == [["a", "secret.txt"], ["a", "secret.txt"]]
+    assert warm_sandboxes(warm) == before
+    [result] = warm.call(reader, "read", [[]])
+    assert (result.status, result.value) == ("ok", [[], "0o755"])
+    assert warm_sandboxes(warm) == before
+
+
+def test_scratch_space_that_cannot_be_emptied_is_discarded(warm: Sandbox) -> None:
+    """Directories nested deeper than the runner empties make it report the sandbox unclean:
+    the host discards that sandbox and the next answer starts in a fresh one, with an empty
+    /tmp."""
+    nester = code("""
+        import os
+        def nest():
+            os.chdir("/tmp")
+            for _ in range(100):
+                os.mkdir("d")
+                os.chdir("d")
+            return os.getcwd().count("/d")
+    """)
+    reader = "import os\ndef read():\n    return os.listdir('/tmp')\n"
+    before = warm_sandboxes(warm)
+    assert warm.call(nester, "nest", [[]])[0].value == 100
+    assert warm_sandboxes(warm) != before
+    assert warm.call(reader, "read", [[]])[0].value == []
+
+
+def test_an_answer_that_attacks_its_parent_and_runner_fails_alone(warm: Sandbox) -> None:
+    """A call that kills its parent (the answer's template), signals the runner and every
+    process, and then breaks the runner (lowering PID 1's descriptor limit, so the runner
+    fails) loses only its own calls: the runner survives the signals, a broken runner is
+    replaced, the answer's remaining calls still run, and the next answer is graded right."""
+    attack = code("""
+        import os, resource, signal
+        def attack(x):
+            if x == 0:
+                for sig in (signal.SIGKILL, signal.SIGSTOP, signal.SIGTERM, signal.SIGINT):
+                    for pid in (os.getppid(), 1):
+                        try:
+                            os.kill(pid, sig)
+                        except OSError:
+                            pass
+                try:
+                    os.kill(-1, signal.SIGKILL)
+                except OSError:
+                    pass
+                return "still here"
+            if x == 1:
+                resource.prlimit(1, resource.RLIMIT_NOFILE, (4, 4))
+                return "broke the runner"
+            return x + 100
+    """)
+    before = warm_sandboxes(warm)
+    results = warm.call(attack, "attack", [[0], [1], [2], [3]])
+    assert [r.status for r in results] == ["ok", "crashed", "ok", "ok"]
+    assert results[0].value == "still here"
+    assert "disrupted" in (results[1].error or "")
+    assert [r.value for r in results[2:]] == [102, 103]
+    assert warm_sandboxes(warm) != before  # the broken sandbox was discarded
+    tests = [{"args": [n], "expected": n * n, "tags": ["typical"]} for n in range(5)]
+    grade = grade_code("def square(n):\n    return n * n\n", "square", tests, sandbox=warm)
+    assert (grade.ground_truth, grade.passed) == ("correct", 5)
+
+
+def test_changes_to_the_runner_do_not_reach_the_next_answer() -> None:
+    """A process of the same uid can change PID 1's rlimits, nice value, scheduling policy and
+    CPU affinity, and every later process would inherit them. The runner checks itself after
+    each answer: the sandbox is discarded and the next answer runs with the normal limits and
+    priority."""
+    require_bubblewrap()
+    box = Sandbox(Isolation.BUBBLEWRAP, limits=Limits(call_seconds=2.0, wall_seconds=30.0))
+    attack = code("""
+        import os, resource
+        def attack():
+            resource.prlimit(1, resource.RLIMIT_AS, (64 << 20, 64 << 20))
+            resource.prlimit(1, resource.RLIMIT_FSIZE, (1, 1))
+            os.setpriority(os.PRIO_PROCESS, 1, 19)
+            os.sched_setaffinity(1, {min(os.sched_getaffinity(1))})
+            os.sched_setscheduler(1, os.SCHED_BATCH, os.sched_param(0))
+            return "changed"
+    """)
+    probe = code("""
+        import os, resource
+        def probe():
+            return {
+                "runner_as": list(resource.prlimit(1, resource.RLIMIT_AS)),
+                "runner_nice": os.getpriority(os.PRIO_PROCESS, 1),
+                "runner_policy": os.sched_getscheduler(1),
+                "cpus": len(os.sched_getaffinity(1)),
+                "my_as": resource.getrlimit(resource.RLIMIT_AS)[0] >> 20,
+                "my_fsize": resource.getrlimit(resource.RLIMIT_FSIZE)[0] >> 20,
+                "my_nice": os.getpriority(os.PRIO_PROCESS, 0),
+            }
+    """)
+    try:
+        box.call("def ready():\n    return 1\n", "ready", [[]])
+        before = warm_sandboxes(box)
+        assert box.call(attack, "attack", [[]])[0].value == "changed"
+        assert warm_sandboxes(box) != before
+        [result] = box.call(probe, "probe", [[]])
+    finally:
+        box.close()
+    assert result.status == "ok", result
+    assert result.value == {
+        "runner_as": [-1, -1],
+        "runner_nice": 0,
+        "runner_policy": os.SCHED_OTHER,
+        "cpus": len(os.sched_getaffinity(0)),
+        "my_as": 512,
+        "my_fsize": 16,
+        "my_nice": 0,
+    }
+
+
+def test_ipc_objects_and_keys_do_not_reach_the_next_answer(warm: Sandbox) -> None:
+    """Keys an answer adds to the user keyrings are cleared after it (the sandbox is kept);
+    System V shared memory, message queues and semaphores, even with mode 000 (hidden from
+    /proc/sysvipc), make the runner report the sandbox unclean, so it is discarded. Either way
+    the next answer finds none of them; POSIX message queues cannot be made at all."""
+    machine = os.uname().machine
+    if machine not in SYSCALLS:
+        pytest.skip(f"add_key's syscall number is not known here ({machine})")
+    keys = code(f"""
+        import ctypes
+        def add_key():
+            libc = ctypes.CDLL(None, use_errno=True)
+            secret = b"expected=42"
+            return libc.syscall({SYSCALLS[machine]["add_key"]}, b"user", b"vcost-leak", secret,
+                                len(secret), ctypes.c_long(-4)) > 0
+    """)
+    ipc = code("""
+        import ctypes
+        def make_ipc():
+            libc = ctypes.CDLL(None, use_errno=True)
+            made = [libc.shmget(0, 4096, 0o1000), libc.msgget(0, 0o1000), libc.semget(0, 1, 0o1000)]
+            libc.mq_open.restype = ctypes.c_int
+            queue = libc.mq_open(b"/vcost-leak", 0o100 | 0o2, 0o600, None)
+            return [m >= 0 for m in made] + [queue >= 0]
+    """)
+    look = code("""
+        def look():
+            found = {}
+            for kind in ("shm", "msg", "sem"):
+                with open(f"/proc/sysvipc/{kind}") as handle:
+                    found[kind] = handle.read().splitlines()[1:]
+            with open("/proc/keys") as handle:
+                found["keys"] = [line for line in handle if "vcost-leak" in line]
+            return found
+    """)
+    empty = {"shm": [], "msg": [], "sem": [], "keys": []}
+    before = warm_sandboxes(warm)
+    assert warm.call(keys, "add_key", [[]])[0].value is True
+    assert warm.call(look, "look", [[]])[0].value == empty
+    assert warm_sandboxes(warm) == before  # cleared, the sandbox kept
+    assert warm.call(ipc, "make_ipc", [[]])[0].value == [True, True, True, False]
+    assert warm_sandboxes(warm) != before  # could not be cleared: discarded
+    assert warm.call(look, "look", [[]])[0].value == empty
+
+
+def test_earlier_answers_and_later_inputs_are_not_in_memory(warm: Sandbox) -> None:
+    """A call's process is a fork of the runner, so it can read whatever the runner's memory
+    holds. A secret in an earlier answer's code, its input, and the value it returned (as a
+    reference solution's outputs would be) are nowhere in the memory of a later answer in the
+    same warm sandbox, nor is a later call's input in an earlier call's memory. The scan is
+    shown to work: it finds a string from its own code."""
+    first, given, later = (f"VCOST{secrets.token_hex(12)}" for _ in range(3))
+    returned = given[::-1]
+    reference = f"SECRET = {first!r}\ndef ref(x):\n    return x[::-1] + SECRET[:0]\n"
+    assert warm.call(reference, "ref", [[given]])[0].value == returned
+    before = warm_sandboxes(warm)
+    scan = code("""
+        import ctypes, mmap
+        def scan(masked, later=None):
+            if later is not None:
+                return len(later)
+            needles = [bytes([b ^ 90 for b in m]) for m in masked]
+            own = {id(n) + 32 for n in needles}  # where each needle's bytes are (CPython)
+            size = 1 << 20
+            buffer = mmap.mmap(-1, size)
+            base = ctypes.addressof(ctypes.c_char.from_buffer(buffer))
+            regions = []
+            with open("/proc/self/maps") as maps:
+                for line in maps:
+                    parts = line.split()
+                    named = len(parts) > 5 and parts[5] not in ("[heap]", "[stack]")
+                    if "r" not in parts[1] or named:
+                        continue  # anonymous memory, the heap and the stack only
+                    start, end = (int(x, 16) for x in parts[0].split("-"))
+                    for lo, hi in ((start, min(end, base)), (max(start, base + size), end)):
+                        if lo < hi:
+                            regions.append((lo, hi))
+            hits, scanned = set(), 0
+            for lo, hi in regions:
+                at = lo
+                while at < hi:
+                    n = min(size, hi - at)
+                    ctypes.memmove(base, at, n)
+                    scanned += n
+                    for i, needle in enumerate(needles):
+                        pos = buffer.find(needle, 0, n)
+                        while pos >= 0:
+                            if at + pos not in own:
+                                hits.add(i)
+                            pos = buffer.find(needle, pos + 1, n)
+                    at += max(1, n - 64)
+            return [sorted(hits), scanned]
+    """)
+
+    def mask(text: str) -> list[int]:
+        return [b ^ 90 for b in text.encode()]
+
+    needles = [mask(first), mask(given), mask(returned), mask(later), mask("def scan(masked")]
+    results = warm.call(scan, "scan", [[needles], [None, later]])
+    assert results[0].status == "ok", results[0]
+    hits, scanned = results[0].value
+    assert scanned > 1 << 20
+    assert hits == [4]  # only the control: its own code
+    assert (results[1].status, results[1].value) == ("ok", len(later))
+    assert warm_sandboxes(warm) == before

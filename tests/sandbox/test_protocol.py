@@ -7,7 +7,9 @@ import json
 import os
 import struct
 import subprocess
+import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -224,3 +226,53 @@ def test_pids_cgroup_caps_and_kills() -> None:
     finally:
         group.remove()
     assert not group.path.exists()
+
+
+def test_channel_streams_requests_while_waiting_for_results() -> None:
+    """Requests larger than a pipe holds are queued and written as the runner reads them,
+    also while the host waits for a result, so the runner can read each call's input only
+    when that call starts."""
+    channel, far_write, far_read = channel_pair()
+    big = b"x" * (1 << 20)
+    channel.queue(b'{"op": "answer"}')
+    channel.queue(big)
+    got = bytearray()
+
+    def runner() -> None:
+        while len(got) < 4 + 16 + 4 + len(big):
+            got.extend(os.read(far_read, 1 << 16))
+        os.write(far_write, frame({"kind": "result"}, b"done"))
+
+    thread = threading.Thread(target=runner)
+    thread.start()
+    assert channel.recv(time.monotonic() + 10) == ({"kind": "result"}, b"done")
+    thread.join()
+    assert bytes(got[4:20]) == b'{"op": "answer"}'
+    assert bytes(got[24:]) == big
+
+
+# ---------------------------------------------------------------- the runner's cleanup
+
+
+def test_runner_empties_a_scratch_space(tmp_path: Path) -> None:
+    """The runner empties the scratch space after an answer whatever the answer left there
+    (locked directories, FIFOs, symlink loops), and refuses (raises) past its depth bound,
+    which makes the host discard the sandbox."""
+    (tmp_path / "a" / "b" / "c").mkdir(parents=True)
+    (tmp_path / "a" / "b" / "c" / "file").write_text("x")
+    (tmp_path / "file").write_text("x")
+    os.mkfifo(tmp_path / "a" / "fifo")
+    (tmp_path / "a" / "loop").symlink_to(tmp_path)
+    (tmp_path / "a" / "b").chmod(0)
+    fd = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        runner._empty_dir(fd, 0, [1000])
+        assert os.listdir(tmp_path) == []
+        deep = tmp_path
+        for _ in range(runner._WIPE_DEPTH + 2):
+            deep = deep / "d"
+            deep.mkdir()
+        with pytest.raises(OSError, match="nested too deeply"):
+            runner._empty_dir(fd, 0, [1000])
+    finally:
+        os.close(fd)

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import math
+import os
 import textwrap
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from _sandbox_support import leftover_cgroups, require_bubblewrap
+from _sandbox_support import leftover_cgroups, require_bubblewrap, warm_sandboxes
 
 import vcost.sandbox._sandbox as sandbox_module
 from vcost.errors import VcostError
@@ -362,3 +364,96 @@ def test_missing_bubblewrap_fails_in_ci_and_skips_elsewhere(
     monkeypatch.setattr(_sandbox_support, "IN_CI", False)
     with pytest.raises(pytest.skip.Exception, match="bwrap not installed"):
         _sandbox_support.require_bubblewrap()
+
+
+# ---------------------------------------------------------------- warm sandboxes
+
+
+def test_module_top_level_runs_once_per_answer(warm: Sandbox) -> None:
+    """An answer's module top level runs once (each call is a fork of the process that ran
+    it), and again only after a call timed out; the next answer starts from an empty
+    scratch space."""
+    answer = code("""
+        import time
+        with open("/tmp/top-level-runs", "a") as handle:
+            handle.write("x")
+        def f(x):
+            if x == "slow":
+                time.sleep(30)
+            with open("/tmp/top-level-runs") as handle:
+                return len(handle.read())
+    """)
+    results = warm.call(answer, "f", [[1], [2], ["slow"], [3]], call_seconds=[2.0, 2.0, 0.5, 2.0])
+    assert [(r.status, r.value) for r in results] == [
+        ("ok", 1),
+        ("ok", 1),
+        ("timeout", None),
+        ("ok", 2),
+    ]
+    assert [(r.status, r.value) for r in warm.call(answer, "f", [[1]])] == [("ok", 1)]
+
+
+def test_warm_sandboxes_are_reused_and_closed(warm: Sandbox) -> None:
+    """A warm Sandbox keeps one sandbox per caller between answers and reuses it; close()
+    ends it (the Sandbox stays usable), and so does leaving a ``with`` block."""
+    idle = warm_sandboxes(warm)
+    assert len(idle) == 1
+    assert warm.call("def f(x):\n    return -x\n", "f", [[3]])[0].value == -3
+    assert warm_sandboxes(warm) == idle
+    warm.close()
+    assert warm_sandboxes(warm) == []
+    assert leftover_cgroups() == []
+    assert warm.call("def f(x):\n    return -x\n", "f", [[4]])[0].value == -4
+    with Sandbox(Isolation.BUBBLEWRAP) as box:
+        assert box.call("def f():\n    return 1\n", "f", [[]])[0].value == 1
+        assert len(warm_sandboxes(box)) == 1
+    assert warm_sandboxes(box) == []
+
+
+def test_cold_sandbox_starts_one_per_call() -> None:
+    """With warm=False every call starts and ends its own sandbox: nothing is kept."""
+    require_bubblewrap()
+    box = Sandbox(Isolation.BUBBLEWRAP, warm=False)
+    results = box.call("def f(x):\n    return x * 2\n", "f", [[1], [2]])
+    assert [r.value for r in results] == [2, 4]
+    assert warm_sandboxes(box) == []
+
+
+def test_concurrent_callers_get_their_own_sandboxes(warm: Sandbox) -> None:
+    """Callers on several threads each use a sandbox of their own, and every answer gets its
+    own results."""
+    answer = "import time\ndef f(x):\n    time.sleep(0.05)\n    return [x, x * x]\n"
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        runs = list(pool.map(lambda n: warm.call(answer, "f", [[n], [n + 1]]), range(9)))
+    assert [[r.value for r in run] for run in runs] == [
+        [[n, n * n], [n + 1, (n + 1) ** 2]] for n in range(9)
+    ]
+    assert 1 <= len(warm_sandboxes(warm)) <= max(2, os.cpu_count() or 1)
+
+
+def test_a_forked_host_process_starts_its_own_sandboxes(warm: Sandbox) -> None:
+    """A host process forked after a warm sandbox was started never uses or ends its
+    parent's sandbox: it starts its own, and the parent's keeps working."""
+    idle = warm_sandboxes(warm)
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover (the child reports through the pipe)
+        status = 1
+        try:
+            result = warm.call("def f(x):\n    return x + 1\n", "f", [[41]])[0]
+            mine = warm_sandboxes(warm)
+            warm.close()
+            ok = result.value == 42 and len(mine) == 1 and mine != idle
+            os.write(write_fd, b"ok" if ok else repr((result, mine)).encode())
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(write_fd)
+    try:
+        report = os.read(read_fd, 4096)
+    finally:
+        os.close(read_fd)
+        os.waitpid(pid, 0)
+    assert report == b"ok"
+    assert warm_sandboxes(warm) == idle
+    assert warm.call("def f(x):\n    return x - 1\n", "f", [[43]])[0].value == 42

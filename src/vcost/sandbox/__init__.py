@@ -10,6 +10,11 @@ comparison with the expected values happens outside (:mod:`vcost.grading`).
     results = sandbox.call(code, "merge_bookings", [[[[1, 3], [2, 6]]], [[]]])
     results[0].status, results[0].value      # ('ok', [[1, 6]])
     script = sandbox.run_script(code, files={"data.csv": data})
+    sandbox.close()                          # end the warm sandboxes (also done at exit)
+
+A sandbox is warm: it is started once and grades answer after answer (one per concurrent
+caller); after each answer everything the answer left is killed, removed or checked, and a
+sandbox that cannot be made clean is discarded.
 
 The threat model, what is isolated and how, the limits and the fallbacks: docs/sandbox.md.
 """

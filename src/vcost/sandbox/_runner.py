@@ -4,27 +4,54 @@ Standard library only, and self-contained: the host passes this file's source to
 sandbox's interpreter with ``-c`` (argument: the number of the result descriptor), so it must
 not import vcost. See docs/sandbox.md for the threat model.
 
-Process layout inside the sandbox::
+Process layout inside the sandbox (a warm runner serves many answers, one at a time)::
 
-    runner (trusted; PID 1 of the sandbox's PID namespace; not dumpable)
-      └── one forked child per call / script (runs the untrusted code, then exits)
+    runner (trusted; PID 1 of the sandbox's PID namespace; not dumpable; never runs answer code)
+      └── template, one per answer: runs the answer's module top level once (untrusted from then on)
+            └── one forked process per call: decodes its input, calls the entry point, reports
 
-The runner never executes untrusted code. It reads requests from the host on fd 0
-(length-prefixed JSON frames), forks a child for each call, waits for the child's report on a
-private pipe (with the call's time limit), kills every other process in the namespace, reaps
-them and relays the report to the host on the result descriptor, in a frame that carries a
-per-run nonce. The child closes the host's descriptors before it runs any untrusted code, so
-the untrusted code has no way to write to the host: it can only spoil its own report.
+The host sends requests on fd 0 (length-prefixed frames) and reads results from the result
+descriptor, in frames that carry a per-run nonce. ``hello`` comes first, then either ``answer``
+requests (calls mode: the warm runner) or one ``script`` request (script mode: one data
+script per sandbox start, its data files bound read-only when the sandbox starts).
+
+An answer (calls mode) is a JSON header (how many calls, their time limits, the run's
+remaining wall-clock time) followed by raw frames: the code, the entry point, then one frame
+per call input. The runner
+
+- forks the answer's template (fds 0-2 /dev/null, 3 the report pipe, 4 the request pipe, its
+  rlimits set, every other descriptor closed, the nonce forgotten), which compiles and runs the
+  module's top level once and then forks one process per call, so every call starts from the
+  same state and no call can spoil another's (monkeypatching, module globals);
+- reads each call's input from the host only when that call starts and relays it to the
+  template, so a call never sees a later call's input; times the call on its own clock (from
+  the request, or from the fork when the call needs a fresh template: then it includes the
+  module's top level) and kills it at its limit;
+- after each call, kills every process in the namespace but itself and the template (a
+  subprocess or daemon never outlives its call); after a timeout, a broken frame or a lost
+  template, kills everything and forks a fresh template for the next call;
+- after the answer, kills everything (``kill(-1)`` as PID 1, reaping until no process is left),
+  empties the scratch space (/tmp) and checks what else an answer could leave behind: System V
+  IPC objects, keys in the user keyrings (cleared), and the runner's own rlimits, nice value,
+  scheduling policy and CPU affinity (a process of the same uid can change those of PID 1 and
+  they would be inherited by later answers). It reports whether the sandbox is clean; if not,
+  the host discards it and starts a fresh one.
+
+Memory hygiene: a template is a fork of the runner, so it can read whatever the runner's heap
+holds. The runner therefore never turns answer data (code, inputs, reports) into Python
+objects: it reads them into bytearrays of fixed size, relays them from there with
+``writev``, and zeroes them as soon as they are no longer needed, so no answer can find a
+previous answer's code, inputs or results (a reference solution, or the values it returned)
+in its own memory.
 
 As PID 1 of its namespace the runner cannot be signalled by the untrusted code (the kernel
 drops signals to a namespace's init unless it installed a handler; SIGINT is set to SIG_IGN
 for that reason), and as a non-dumpable process its memory and descriptors cannot be reached
 through /proc or ptrace by the same uid.
 
-Host -> runner frames (fd 0): ``hello`` first, then ``call`` or ``script`` requests; end of
-input ends the run. Runner -> host frames (result fd): ``[u32 len][header JSON][u32 len]
-[payload]``; the header is the runner's (trusted), the payload is the child's report
-(untrusted JSON, relayed as raw bytes for the host to parse).
+Runner -> host frames: ``[u32 len][header JSON][u32 len][payload]``; the header is the
+runner's (trusted), the payload is the call's report (untrusted JSON, relayed as raw bytes for
+the host to parse).
 """
 
 from __future__ import annotations
@@ -39,6 +66,7 @@ if __name__ == "__main__":
 
 import builtins
 import contextlib
+import fcntl
 import functools
 import json
 import math
@@ -50,25 +78,37 @@ import struct
 import time
 import types
 
-TYPE_CHECKING = False  # typing costs 4 ms at every sandbox start; mypy knows this name
+TYPE_CHECKING = False  # typing costs 3 ms at every sandbox start; mypy knows this name
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
 _LEN = struct.Struct(">I")
+#: runner -> template request: input length, call sequence number, time limit (seconds)
+_REQUEST = struct.Struct(">IId")
+#: template/call -> runner frame: body length, call sequence number, kind (b"R" report, b"E" end)
+_FRAME = struct.Struct(">IIc")
 _MAX_REQUEST = 512 * 1024 * 1024
 _MAX_DEPTH = 200
 _ERROR_CHARS = 1000
 _WARNING_CHARS = 300
 _MAX_WARNINGS = 100
 _RESULT_FD = 3
+_REQUEST_FD = 4
 _NOFILE = 256
 _PR_SET_DUMPABLE = 4
 _PR_SET_CHILD_SUBREAPER = 36
+_END_GRACE = 0.25  # how long a call's process may take to end after its report
+_WIPE_DEPTH = 64
+_WIPE_ENTRIES = 100_000
+_KEYCTL = {"x86_64": 250, "aarch64": 219}  # the keyctl syscall number
+_KEYCTL_CLEAR = 7
+_KEYS_GRACE = 0.5  # how long the kernel may take to collect the keys of an answer
+_USER_KEYRINGS = (-4, -5)  # KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING
 
 
 class _HostGoneError(Exception):
-    """The host closed its end of the request pipe."""
+    """The other end closed its pipe."""
 
 
 class _NotJSONError(Exception):
@@ -90,6 +130,27 @@ def _read_exact(fd: int, n: int) -> bytes:
     return b"".join(chunks)
 
 
+def _read_into(fd: int, buffer: bytearray) -> None:
+    """Fill ``buffer`` from ``fd`` (no intermediate bytes objects)."""
+    view = memoryview(buffer)
+    got = 0
+    while got < len(buffer):
+        n = os.readv(fd, [view[got:]])
+        if n == 0:
+            raise _HostGoneError
+        got += n
+
+
+def _read_raw(fd: int) -> bytearray:
+    """One length-prefixed frame of answer data, into a bytearray the caller zeroes."""
+    (size,) = _LEN.unpack(_read_exact(fd, _LEN.size))
+    if size > _MAX_REQUEST:
+        raise ValueError(f"request frame of {size} bytes")
+    buffer = bytearray(size)
+    _read_into(fd, buffer)
+    return buffer
+
+
 def _read_request(fd: int) -> dict[str, Any]:
     (size,) = _LEN.unpack(_read_exact(fd, _LEN.size))
     if size > _MAX_REQUEST:
@@ -100,11 +161,26 @@ def _read_request(fd: int) -> dict[str, Any]:
     return request
 
 
+def _zero(buffer: bytearray) -> None:
+    buffer[:] = bytes(len(buffer))  # same length: overwritten in place
+
+
 def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
         written = os.write(fd, view)
         view = view[written:]
+
+
+def _writev_all(fd: int, parts: list[bytes | memoryview]) -> None:
+    views = [memoryview(p) for p in parts if len(p)]
+    while views:
+        written = os.writev(fd, views)
+        while views and written >= len(views[0]):
+            written -= len(views[0])
+            views.pop(0)
+        if views and written:
+            views[0] = views[0][written:]
 
 
 class _Host:
@@ -114,9 +190,10 @@ class _Host:
         self.fd = fd
         self.nonce = ""
 
-    def send(self, header: dict[str, Any], payload: bytes = b"") -> None:
+    def send(self, header: dict[str, Any], payload: bytes | memoryview = b"") -> None:
         head = json.dumps(dict(header, nonce=self.nonce), ensure_ascii=True).encode()
-        _write_all(self.fd, _LEN.pack(len(head)) + head + _LEN.pack(len(payload)) + payload)
+        prefix = _LEN.pack(len(head)) + head + _LEN.pack(len(payload))
+        _writev_all(self.fd, [prefix, payload])
 
     def forget(self) -> None:
         """In a forked child: drop the nonce and the descriptor before untrusted code runs."""
@@ -127,12 +204,16 @@ class _Host:
 # ---------------------------------------------------------------- process hardening
 
 
+@functools.cache
+def _libc() -> Any:
+    import ctypes
+
+    return ctypes.CDLL(None, use_errno=True)
+
+
 def _prctl(option: int, value: int) -> bool:
     try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        return int(libc.prctl(option, value, 0, 0, 0)) == 0
+        return int(_libc().prctl(option, value, 0, 0, 0)) == 0
     except Exception:
         return False
 
@@ -146,14 +227,20 @@ def _set_limit(which: int, value: int) -> None:
         resource.setrlimit(which, (value, value))
 
 
-def _enter_child(result_fd: int, out_fd: int | None, seconds: float, lim: dict[str, Any]) -> None:
-    """Runs in the forked child before any untrusted code: descriptors, limits."""
+def _enter_child(keep: list[int], out_fd: int | None, seconds: float, lim: dict[str, Any]) -> None:
+    """Runs in a forked child before any untrusted code: descriptors, limits.
+
+    fds 0 and 2 become /dev/null, fd 1 ``out_fd`` (or /dev/null), ``keep[i]`` fd 3 + i;
+    every other descriptor is closed (the host's channel among them).
+    """
     devnull = os.open(os.devnull, os.O_RDWR)
+    high = [fcntl.fcntl(fd, fcntl.F_DUPFD, 3 + len(keep)) for fd in keep]
     os.dup2(devnull, 0)
     os.dup2(out_fd if out_fd is not None else devnull, 1)
     os.dup2(devnull, 2)
-    os.dup2(result_fd, _RESULT_FD)
-    os.closerange(_RESULT_FD + 1, max(_NOFILE, resource.getrlimit(resource.RLIMIT_NOFILE)[0]))
+    for i, fd in enumerate(high):
+        os.dup2(fd, 3 + i)
+    os.closerange(3 + len(keep), max(_NOFILE, resource.getrlimit(resource.RLIMIT_NOFILE)[0]))
     signal.signal(signal.SIGINT, signal.default_int_handler)
     mb = 1024 * 1024
     _set_limit(resource.RLIMIT_CPU, math.ceil(seconds) + 1)
@@ -161,6 +248,7 @@ def _enter_child(result_fd: int, out_fd: int | None, seconds: float, lim: dict[s
     _set_limit(resource.RLIMIT_FSIZE, int(lim["file_mb"]) * mb)
     _set_limit(resource.RLIMIT_NOFILE, _NOFILE)
     _set_limit(resource.RLIMIT_CORE, 0)
+    _set_limit(resource.RLIMIT_MSGQUEUE, 0)  # POSIX message queues would outlive the answer
     if lim.get("nproc"):
         _set_limit(resource.RLIMIT_NPROC, int(lim["nproc"]))
 
@@ -206,13 +294,17 @@ def _raised(exc: BaseException) -> dict[str, Any]:
     return {"status": "raised", "error": text[:_ERROR_CHARS], "mro": names}
 
 
+#: The strict encoder of reports (built once: a call's process only uses it).
+_ENCODER = json.JSONEncoder(
+    default=_refuse, allow_nan=True, ensure_ascii=True, separators=(",", ":")
+)
+
+
 def _encode(report: dict[str, Any], cap: int) -> bytes:
     try:
         if report.get("status") == "ok":
             _check_plain(report.get("value"))
-        data = json.dumps(
-            report, default=_refuse, allow_nan=True, ensure_ascii=True, separators=(",", ":")
-        ).encode()
+        data = _ENCODER.encode(report).encode()
     except _NotJSONError as exc:
         data = json.dumps({"status": "raised", "error": str(exc), "mro": []}).encode()
     except BaseException as exc:
@@ -225,7 +317,13 @@ def _encode(report: dict[str, Any], cap: int) -> bytes:
 
 
 def _send_report(data: bytes) -> None:
+    """Script mode: the child's report on fd 3."""
     _write_all(_RESULT_FD, _LEN.pack(len(data)) + data)
+
+
+def _send_frame(seq: int, kind: bytes, data: bytes) -> None:
+    """Calls mode: a frame for call ``seq`` on fd 3 (the report pipe)."""
+    _write_all(_RESULT_FD, _FRAME.pack(len(data), seq, kind) + data)
 
 
 def _flush_std() -> None:
@@ -234,21 +332,80 @@ def _flush_std() -> None:
             stream.flush()
 
 
-def _child_call(code: str, entry_point: str, args_text: str, cap: int) -> bytes:
+def _load_module(code: str) -> dict[str, Any]:
+    module = types.ModuleType("solution")
+    module.__dict__["__builtins__"] = builtins
+    module.__file__ = "solution.py"
+    sys.modules["solution"] = module
+    exec(compile(code, "solution.py", "exec"), module.__dict__)
+    return module.__dict__
+
+
+def _template(code_buffer: bytearray, entry_buffer: bytearray, cap: int) -> None:
+    """The answer's template (calls mode; forked, descriptors and limits already set).
+
+    Runs the module's top level once, then serves call requests from fd 4: one forked
+    process per call, which decodes its input afresh, calls the entry point and writes its
+    report on fd 3; after that process has ended, the template writes an end frame with its
+    wait status (so a call that exits without a report is seen as a crash at once).
+    """
+    failure: bytes | None = None
+    function: Any = None
     try:
-        args = json.loads(args_text)  # fresh objects for every call
-        module = types.ModuleType("solution")
-        module.__dict__["__builtins__"] = builtins
-        module.__file__ = "solution.py"
-        sys.modules["solution"] = module
-        exec(compile(code, "solution.py", "exec"), module.__dict__)
-        function = module.__dict__.get(entry_point)
+        code = bytes(code_buffer).decode("utf-8", "surrogatepass")
+        entry_point = bytes(entry_buffer).decode("utf-8")
+        namespace = _load_module(code)
+        function = namespace.get(entry_point)
         if function is None:
             raise NameError(f"the code does not define {entry_point!r}")
+    except BaseException as exc:
+        failure = _encode(_raised(exc), cap)
+    while True:
+        try:
+            size, seq, seconds = _REQUEST.unpack(_read_exact(_REQUEST_FD, _REQUEST.size))
+            args_text = _read_exact(_REQUEST_FD, size)
+        except BaseException:
+            os._exit(0)
+        if failure is not None:
+            _send_frame(seq, b"R", failure)
+            continue
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.close(_REQUEST_FD)
+                _set_limit(resource.RLIMIT_CPU, math.ceil(seconds) + 1)
+                _send_frame(seq, b"R", _call(function, args_text, cap))
+            except BaseException:
+                os._exit(70)
+            os._exit(0)
+        try:
+            status = os.waitpid(pid, 0)[1]
+        except ChildProcessError:
+            status = 0
+        _send_frame(seq, b"E", str(status).encode())
+
+
+def _call(function: Any, args_text: bytes, cap: int) -> bytes:
+    try:
+        args = json.loads(args_text.decode("utf-8"))  # fresh objects for every call
         report: dict[str, Any] = {"status": "ok", "value": function(*args)}
     except BaseException as exc:
         report = _raised(exc)
     return _encode(report, cap)
+
+
+def _warm_up(cap: int) -> None:
+    """Run the call path's own code a few times in the runner, before any fork.
+
+    CPython 3.11 rewrites (specialises) code it has run a few times; done once here, every
+    template and call process inherits it ready instead of redoing it, and copying the pages
+    it writes, in each forked process.
+    """
+    for i in range(20):
+        args = json.loads(f'[{i}, [2.5, "a", null, true], {{"k": [{i}]}}]'.encode().decode())
+        _call(lambda *a: list(a), json.dumps(args).encode(), cap)
+        _encode(_raised(ValueError(i)), cap)
+        _FRAME.pack(0, i, b"R")
 
 
 def _numpy_scalar(value: object) -> object:
@@ -291,7 +448,7 @@ def _child_script(code: str, result_name: str, cap: int) -> bytes:
     return _encode(report, cap)
 
 
-# ---------------------------------------------------------------- the runner's side of a call
+# ---------------------------------------------------------------- helpers of the runner
 
 
 def _drain(fd: int) -> bytes:
@@ -316,6 +473,18 @@ def _signal_name(number: int) -> str:
         return f"signal {number}"
 
 
+def _describe(status: int | None) -> tuple[str, str]:
+    """(outcome, detail) of a process that ended without a report."""
+    if status is not None and os.WIFSIGNALED(status):
+        number = os.WTERMSIG(status)
+        if number == signal.SIGXCPU:
+            return "timeout", "exceeded the CPU time limit"
+        return "crashed", f"killed by {_signal_name(number)}"
+    if status is not None and os.WIFEXITED(status):
+        return "crashed", f"exited with status {os.WEXITSTATUS(status)} without a result"
+    return "crashed", "ended without a result"
+
+
 def _children_of(pid: int) -> list[int]:
     found: list[int] = []
     try:
@@ -336,6 +505,140 @@ def _children_of(pid: int) -> list[int]:
     return found
 
 
+def _running(pid: int) -> bool:
+    """Whether ``pid`` exists and is not a zombie (a dead process awaiting its parent)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            stat = handle.read()
+    except OSError:
+        return False
+    state = stat[stat.rindex(b")") + 2 : stat.rindex(b")") + 3]
+    return state not in (b"Z", b"X", b"x")
+
+
+def _other_pids(keep: int) -> list[int]:
+    """Processes of the namespace other than the runner (PID 1) and ``keep``."""
+    return [
+        int(name)
+        for name in os.listdir("/proc")
+        if name.isdigit() and int(name) not in (1, keep) and _running(int(name))
+    ]
+
+
+def _empty_dir(dir_fd: int, depth: int, budget: list[int]) -> None:
+    """Remove everything inside the directory ``dir_fd`` (bounded; raises OSError if not)."""
+    for name in os.listdir(dir_fd):
+        budget[0] -= 1
+        if budget[0] < 0:
+            raise OSError("too many entries to remove")
+        try:
+            os.unlink(name, dir_fd=dir_fd)
+            continue
+        except IsADirectoryError:
+            pass
+        if depth >= _WIPE_DEPTH:
+            raise OSError("directories nested too deeply to remove")
+        os.chmod(name, 0o700, dir_fd=dir_fd)
+        fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=dir_fd)
+        try:
+            _empty_dir(fd, depth + 1, budget)
+        finally:
+            os.close(fd)
+        os.rmdir(name, dir_fd=dir_fd)
+
+
+def _ipc_in_use() -> bool:
+    """Whether System V shared memory, message queues or semaphores exist (they would
+    outlive the answer that made them; mode 0 does not hide them from these counts)."""
+    import ctypes
+
+    libc = _libc()
+    buffer = ctypes.create_string_buffer(512)
+    if libc.shmctl(0, 14, buffer) < 0:  # SHM_INFO: struct shm_info, used_ids first
+        raise OSError("SHM_INFO failed")
+    used = int.from_bytes(buffer.raw[0:4], sys.byteorder)
+    if libc.msgctl(0, 12, buffer) < 0:  # MSG_INFO: struct msginfo, msgpool (queues) first
+        raise OSError("MSG_INFO failed")
+    used += int.from_bytes(buffer.raw[0:4], sys.byteorder)
+    if libc.semctl(0, 0, 19, buffer) < 0:  # SEM_INFO: struct seminfo, semusz (sets) 8th
+        raise OSError("SEM_INFO failed")
+    used += int.from_bytes(buffer.raw[28:32], sys.byteorder)
+    return used > 0
+
+
+def _keys_left() -> bool:
+    """Whether /proc/keys lists anything but the per-user keyrings (empty or not)."""
+    try:
+        with open("/proc/keys", "rb") as handle:
+            lines = handle.read().splitlines()
+    except FileNotFoundError:
+        return False
+    uid = os.getuid()
+    allowed = {b".user_reg", f"_uid.{uid}".encode(), f"_uid_ses.{uid}".encode()}
+    for line in lines:
+        fields = line.split(None, 8)  # serial flags usage expiry perm uid gid type description
+        if len(fields) < 9 or fields[7] != b"keyring" or fields[8].split(b":")[0] not in allowed:
+            return True
+    return False
+
+
+def _clear_keyrings() -> bool:
+    """Unlink every key from the user keyrings (a place an answer could leave data) and wait
+    until the kernel has collected them (a few milliseconds). False if that fails."""
+    import ctypes
+
+    number = _KEYCTL.get(os.uname().machine)
+    if number is not None:
+        libc = _libc()
+        for ring in _USER_KEYRINGS:
+            if libc.syscall(number, _KEYCTL_CLEAR, ctypes.c_long(ring)) != 0:
+                return False
+    deadline = time.monotonic() + _KEYS_GRACE
+    while _keys_left():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.002)
+    return True
+
+
+def _own_state() -> tuple[Any, ...]:
+    """What another process of the same uid can change about the runner (and so about every
+    process it forks later): rlimits, nice value, scheduling policy, CPU affinity."""
+    limits = tuple(
+        resource.getrlimit(getattr(resource, name))
+        for name in sorted(dir(resource))
+        if name.startswith("RLIMIT_")
+    )
+    return (
+        limits,
+        os.getpriority(os.PRIO_PROCESS, 0),
+        os.sched_getscheduler(0),
+        tuple(sorted(os.sched_getaffinity(0))),
+    )
+
+
+# ---------------------------------------------------------------- calls mode
+
+
+class _Template:
+    """The runner's view of an answer's template process."""
+
+    def __init__(self, pid: int, request_fd: int, report_fd: int, started: float) -> None:
+        self.pid = pid
+        self.request_fd = request_fd
+        self.report_fd = report_fd
+        self.started = started
+        self.fresh = True  # no call sent yet: the first call's time includes the top level
+        self.status: int | None = None  # its wait status, once the runner reaped it
+        self.broken = False  # its report pipe is out of step (a malformed frame)
+
+    def close(self) -> None:
+        for fd in (self.request_fd, self.report_fd):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self.request_fd = self.report_fd = -1
+
+
 class _Runner:
     def __init__(self, host: _Host, hello: dict[str, Any]) -> None:
         self.host = host
@@ -344,28 +647,49 @@ class _Runner:
         self.pidns = bool(hello.get("pidns")) and os.getpid() == 1
         self.cap = int(self.limits["result_bytes"])
         self.out_cap = int(self.limits["output_bytes"])
+        # The reports of one call, read in place (never as bytes objects), zeroed after use.
+        self.frames = bytearray(2 * _FRAME.size + self.cap + 8192)
+        self.filled = self.high = 0
+        self.scratch = os.open(".", os.O_RDONLY | os.O_DIRECTORY)
+        self.scratch_mode = os.fstat(self.scratch).st_mode & 0o7777
+        self.state = _own_state()
+        self.tainted = False  # untrusted code has run in this sandbox
 
-    def cleanup(self, child: int) -> int | None:
-        """Kill the child and everything it started; reap them; return the child's status."""
+    def tampered(self) -> bool:
+        try:
+            return _own_state() != self.state
+        except BaseException:
+            return True
+
+    # ------------------------------------------------------------ killing and reaping
+
+    def kill_all(self, template: _Template | None) -> int | None:
+        """Kill every process but the runner; reap them; return the template's status."""
         status: int | None = None
+        pid = template.pid if template is not None else -1
         if self.pidns:
             # Every process in the namespace but PID 1 (us); orphans are reparented to us, so
-            # waiting until there are no children left means nothing of the call survives.
+            # waiting until there are no children left means nothing of the answer survives.
             while True:
                 with contextlib.suppress(OSError):
                     os.kill(-1, signal.SIGKILL)
                 try:
-                    pid, code = os.waitpid(-1, 0)
+                    done, code = os.waitpid(-1, 0)
                 except ChildProcessError:
                     break
-                if pid == child:
+                if done == pid:
                     status = code
-            return status
-        with contextlib.suppress(OSError):
-            os.killpg(child, signal.SIGKILL)
-        with contextlib.suppress(ChildProcessError):
-            status = os.waitpid(child, 0)[1]
-        self._sweep_orphans()
+        elif template is not None:
+            with contextlib.suppress(OSError):
+                os.killpg(template.pid, signal.SIGKILL)
+            with contextlib.suppress(ChildProcessError):
+                status = os.waitpid(template.pid, 0)[1]
+            self._sweep_orphans()
+        if template is not None:
+            template.close()
+            if template.status is None:
+                template.status = status
+            status = template.status
         return status
 
     def _sweep_orphans(self) -> None:
@@ -387,10 +711,295 @@ class _Runner:
                     os.kill(pid, signal.SIGKILL)
             time.sleep(0.01)
 
+    def _reap(self, template: _Template) -> None:
+        """Reap whatever has ended, without waiting (the template too, if it has)."""
+        while True:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            if pid == template.pid:
+                template.status = status
+
+    def sweep_call(self, template: _Template) -> bool:
+        """After a call (PID namespace only): kill every process but the runner and the
+        template. False if that does not settle (the template keeps starting processes)."""
+        if not self.pidns:
+            return True
+        for attempt in range(50):
+            self._reap(template)
+            if template.status is not None:
+                return False
+            others = _other_pids(template.pid)
+            if not others:
+                return True
+            for pid in others:
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+            time.sleep(0.0002 * attempt)
+        return False
+
+    def _alive(self, template: _Template) -> bool:
+        if template.status is not None:
+            return False
+        try:
+            pid, status = os.waitpid(template.pid, os.WNOHANG)
+        except ChildProcessError:
+            return False
+        if pid == template.pid:
+            template.status = status
+            return False
+        return True
+
+    # ------------------------------------------------------------ one answer
+
+    def start_template(self, code: bytearray, entry: bytearray, seconds: float) -> _Template:
+        """Fork the answer's template: a copy of this process, which by now holds no earlier
+        call's input (each is zeroed when its call ends), only the current one."""
+        self.tainted = True
+        request_r, request_w = os.pipe()
+        report_r, report_w = os.pipe()
+        started = time.monotonic()
+        pid = os.fork()
+        if pid == 0:  # the template
+            try:
+                self.host.forget()
+                self.hello = {}
+                self.clear_frames()
+                if not self.pidns:
+                    os.setpgid(0, 0)
+                os.close(request_w)
+                os.close(report_r)
+                _enter_child([report_w, request_r], None, seconds, self.limits)
+                _template(code, entry, self.cap)
+            except BaseException:
+                os._exit(70)
+            os._exit(0)
+        os.close(request_r)
+        os.close(report_w)
+        os.set_blocking(request_w, False)
+        os.set_blocking(report_r, False)
+        return _Template(pid, request_w, report_r, started)
+
+    def answer(self, request: dict[str, Any]) -> None:
+        index = request.get("index")
+        limits = [float(s) for s in request["seconds"]]
+        wall = time.monotonic() + float(request["wall"])
+        code = _read_raw(0)
+        entry = _read_raw(0)
+        template: _Template | None = None
+        try:
+            for seq, limit in enumerate(limits):
+                args = _read_raw(0)
+                try:
+                    budget = min(limit, wall - time.monotonic())
+                    if budget <= 0:
+                        header: dict[str, Any] = {
+                            "outcome": "timeout",
+                            "detail": "the run exceeded its wall-clock limit",
+                            "wall": True,
+                            "elapsed_ms": 0.0,
+                        }
+                        report = memoryview(b"")
+                    else:
+                        for attempt in (1, 2):
+                            if template is not None and not self._alive(template):
+                                self.kill_all(template)
+                                template = None
+                            if template is None:
+                                total = min(sum(limits[seq:]), wall - time.monotonic())
+                                template = self.start_template(code, entry, max(budget, total))
+                            reused = not template.fresh
+                            header, report, keep, early = self.call(template, seq, args, budget)
+                            used = budget
+                            if not keep:
+                                self.kill_all(template)
+                                template = None
+                            # A template that an earlier call had killed, gone before it took
+                            # this call's request, did not run this call: once more, afresh.
+                            budget = min(limit, wall - time.monotonic())
+                            if not (early and reused) or attempt == 2 or budget <= 0:
+                                break
+                            self.clear_frames()
+                        header["wall"] = header["outcome"] == "timeout" and used < limit
+                    header.update(kind="result", answer=index, index=seq)
+                    self.host.send(header, report)
+                finally:
+                    _zero(args)
+                    self.clear_frames()
+        finally:
+            _zero(code)
+            _zero(entry)
+        self.kill_all(template)
+        problems = self.reset()
+        detail = "; ".join(problems) if problems else None
+        self.host.send({"kind": "clean", "answer": index, "ok": not problems, "detail": detail})
+
+    def call(
+        self, template: _Template, seq: int, args: bytearray, budget: float
+    ) -> tuple[dict[str, Any], memoryview, bool, bool]:
+        """Run one call in ``template``. Returns the header, the report, whether the template
+        may stay, and whether it was gone before it took the whole request (``early``)."""
+        if template.fresh:
+            start = template.started
+            template.fresh = False
+        else:
+            start = time.monotonic()
+        deadline = start + budget
+        pending = [memoryview(_REQUEST.pack(len(args), seq, budget)), memoryview(args)]
+        outcome = detail = None
+        report: memoryview | None = None
+        keep = True
+        early = False
+        while True:
+            found = self._frame(template, seq)
+            if found is not None:
+                kind, body = found
+                if kind == b"R":
+                    report, outcome = body, "done"
+                else:  # the call's process ended without a report
+                    outcome, detail = _describe(_status(body))
+                break
+            if template.broken:
+                outcome, detail, keep = "crashed", "wrote a malformed result", False
+                break
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                outcome, detail, keep = "timeout", f"exceeded the time limit of {budget:g} s", False
+                break
+            writers = [template.request_fd] if pending else []
+            readable, writable, _ = select.select([template.report_fd], writers, [], remaining)
+            if writable:
+                try:
+                    written = os.writev(template.request_fd, pending)
+                except BlockingIOError:
+                    written = 0
+                except OSError:  # the template is gone before it took the request
+                    outcome, detail = _describe(self.kill_all(template))
+                    outcome, keep, early = "crashed", False, True
+                    break
+                while pending and written >= len(pending[0]):
+                    written -= len(pending[0])
+                    pending.pop(0)
+                if pending and written:
+                    pending[0] = pending[0][written:]
+            if readable and not self._fill(template):
+                # End of file: every process that could report is gone.
+                found = self._frame(template, seq)
+                if found is not None:
+                    continue
+                outcome, detail = _describe(self.kill_all(template))
+                outcome, keep, early = "crashed", False, bool(pending)
+                break
+        elapsed_ms = (time.monotonic() - start) * 1000.0
+        if report is not None and keep:
+            self._await_end(template, seq, _FRAME.size + len(report))
+        if template.broken or (keep and not self.sweep_call(template)):
+            keep = False
+        header = {"outcome": outcome, "detail": detail, "elapsed_ms": elapsed_ms}
+        return header, report if report is not None else memoryview(b""), keep, early
+
+    def _await_end(self, template: _Template, seq: int, offset: int) -> None:
+        """After a report: wait briefly for the template's end frame (the call's process has
+        been reaped), so that the sweep after the call usually finds nothing to kill."""
+        deadline = time.monotonic() + _END_GRACE
+        while not self._has_end(seq, offset):
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or template.broken:
+                return
+            if not select.select([template.report_fd], [], [], remaining)[0]:
+                return
+            if not self._fill(template):
+                return
+
+    def _has_end(self, seq: int, offset: int) -> bool:
+        """Whether the buffer holds, from ``offset`` on, the end frame of call ``seq``."""
+        while self.filled - offset >= _FRAME.size:
+            size, frame_seq, kind = _FRAME.unpack_from(self.frames, offset)
+            end = offset + _FRAME.size + size
+            if size > self.cap + 4096 or end > self.filled:
+                return False
+            if frame_seq == seq and kind == b"E":
+                return True
+            offset = end
+        return False
+
+    def _fill(self, template: _Template) -> bool:
+        """Read what the report pipe holds into the frame buffer; False at end of file."""
+        if self.filled >= len(self.frames):
+            template.broken = True
+            return True
+        try:
+            n = os.readv(template.report_fd, [memoryview(self.frames)[self.filled :]])
+        except BlockingIOError:
+            return True
+        if n == 0:
+            return False
+        self.filled += n
+        self.high = max(self.high, self.filled)
+        return True
+
+    def clear_frames(self) -> None:
+        """Zero what the frame buffer held (a report must not reach a later answer)."""
+        self.frames[: self.high] = bytes(self.high)
+        self.filled = self.high = 0
+
+    def _frame(self, template: _Template, seq: int) -> tuple[bytes, memoryview] | None:
+        """The first complete frame for call ``seq`` in the buffer; frames of other calls
+        (strays of earlier calls) are dropped."""
+        view = memoryview(self.frames)
+        while self.filled >= _FRAME.size:
+            size, frame_seq, kind = _FRAME.unpack_from(self.frames, 0)
+            if size > self.cap + 4096 or kind not in (b"R", b"E"):
+                template.broken = True
+                return None
+            end = _FRAME.size + size
+            if self.filled < end:
+                return None
+            if frame_seq == seq:
+                return kind, view[_FRAME.size : end]
+            view[: self.filled - end] = view[end : self.filled]  # drop a stray frame
+            self.filled -= end
+        return None
+
+    def reset(self) -> list[str]:
+        """After an answer (all its processes gone): empty the scratch space and check what
+        else could carry over to the next answer. Returns the problems found."""
+        problems: list[str] = []
+        if self.pidns and _other_pids(1):
+            problems.append("processes are left")
+        try:
+            if os.fstat(self.scratch).st_mode & 0o7777 != self.scratch_mode:
+                os.fchmod(self.scratch, self.scratch_mode)
+            _empty_dir(self.scratch, 0, [_WIPE_ENTRIES])
+            if os.listdir(self.scratch):
+                problems.append("the scratch space is not empty")
+        except (OSError, RecursionError) as exc:
+            problems.append(f"the scratch space could not be emptied ({exc})")
+        if self.pidns:  # own IPC and user namespaces (without them: NONE, trusted code only)
+            try:
+                if _ipc_in_use():
+                    problems.append("System V IPC objects are left")
+            except Exception as exc:
+                problems.append(f"System V IPC could not be checked ({exc})")
+            try:
+                if not _clear_keyrings():
+                    problems.append("the user keyrings could not be cleared")
+            except Exception as exc:
+                problems.append(f"the user keyrings could not be cleared ({exc})")
+        if self.tampered():
+            problems.append("the runner's limits or scheduling were changed")
+        return problems
+
+    # ------------------------------------------------------------ script mode
+
     def run_child(
         self, work: Callable[[], bytes], seconds: float, capture: bool
-    ) -> tuple[dict[str, Any], bytes, bytes]:
+    ) -> tuple[dict[str, Any], bytes]:
         """Fork a child that runs ``work()`` and reports; wait at most ``seconds``."""
+        self.tainted = True
         result_r, result_w = os.pipe()
         out_r, out_w = os.pipe() if capture else (-1, -1)
         start = time.monotonic()
@@ -404,7 +1013,7 @@ class _Runner:
                 os.close(result_r)
                 if capture:
                     os.close(out_r)
-                _enter_child(result_w, out_w if capture else None, seconds, self.limits)
+                _enter_child([result_w], out_w if capture else None, seconds, self.limits)
                 data = work()
                 _send_report(data)
             except BaseException:
@@ -420,9 +1029,29 @@ class _Runner:
             if out_r >= 0:
                 os.close(out_r)
 
+    def _cleanup_child(self, child: int) -> int | None:
+        status: int | None = None
+        if self.pidns:
+            while True:
+                with contextlib.suppress(OSError):
+                    os.kill(-1, signal.SIGKILL)
+                try:
+                    pid, code = os.waitpid(-1, 0)
+                except ChildProcessError:
+                    break
+                if pid == child:
+                    status = code
+            return status
+        with contextlib.suppress(OSError):
+            os.killpg(child, signal.SIGKILL)
+        with contextlib.suppress(ChildProcessError):
+            status = os.waitpid(child, 0)[1]
+        self._sweep_orphans()
+        return status
+
     def _wait(
         self, pid: int, start: float, seconds: float, result_r: int, out_r: int
-    ) -> tuple[dict[str, Any], bytes, bytes]:
+    ) -> tuple[dict[str, Any], bytes]:
         deadline = start + seconds
         buffer = bytearray()
         output = bytearray()
@@ -488,21 +1117,15 @@ class _Runner:
             take_output(_drain(out_r))
         if pidfd is not None:
             os.close(pidfd)
-        reaped = self.cleanup(pid)
+        reaped = self._cleanup_child(pid)
         status = reaped if reaped is not None else status
         outcome, detail = "crashed", problem
         if report is not None:
             outcome, detail = "done", None
         elif timed_out:
             outcome, detail = "timeout", f"exceeded the time limit of {seconds:g} s"
-        elif status is not None and os.WIFSIGNALED(status):
-            number = os.WTERMSIG(status)
-            if number == signal.SIGXCPU:
-                outcome, detail = "timeout", "exceeded the CPU time limit"
-            else:
-                detail = f"killed by {_signal_name(number)}"
-        elif status is not None and os.WIFEXITED(status) and report is None:
-            detail = f"exited with status {os.WEXITSTATUS(status)} without a result"
+        elif status is not None:
+            outcome, detail = _describe(status)
         header = {
             "kind": "result",
             "outcome": outcome,
@@ -511,7 +1134,7 @@ class _Runner:
             "stdout": bytes(output).decode("utf-8", "replace"),
             "stdout_truncated": output_total > len(output),
         }
-        return header, report or b"", b""
+        return header, report or b""
 
     def _complete(self, buffer: bytearray) -> tuple[bytes | None, str | None]:
         if len(buffer) < _LEN.size:
@@ -523,31 +1146,35 @@ class _Runner:
             return None, None
         return bytes(buffer[_LEN.size : _LEN.size + size]), None
 
+    # ------------------------------------------------------------ the request loop
+
     def serve(self) -> None:
-        code = str(self.hello.get("code", ""))
         while True:
             try:
                 request = _read_request(0)
             except _HostGoneError:
                 return
             op = request.get("op")
-            seconds = float(request["seconds"])
-            if op == "call":
-                work = functools.partial(
-                    _child_call,
-                    code,
-                    str(self.hello["entry_point"]),
-                    str(request["args"]),
-                    self.cap,
-                )
-                header, payload, _ = self.run_child(work, seconds, capture=False)
+            if op == "answer":
+                self.answer(request)
             elif op == "script":
+                code = str(self.hello.get("code", ""))
                 work = functools.partial(_child_script, code, str(request["result_name"]), self.cap)
-                header, payload, _ = self.run_child(work, seconds, capture=True)
+                header, payload = self.run_child(work, float(request["seconds"]), capture=True)
+                header["index"] = request.get("index")
+                self.host.send(header, payload)
             else:
                 raise ValueError(f"unknown request {op!r}")
-            header["index"] = request.get("index")
-            self.host.send(header, payload)
+
+
+def _status(body: memoryview) -> int | None:
+    """The wait status in an end frame (ASCII digits), read without copying the bytes."""
+    value = 0
+    for digit in body[:12]:
+        if not 48 <= digit <= 57:
+            return None
+        value = value * 10 + digit - 48
+    return value if len(body) else None
 
 
 def main(argv: list[str]) -> int:
@@ -557,6 +1184,7 @@ def main(argv: list[str]) -> int:
     # Close every descriptor the runner did not ask for (it keeps 0, 1, 2 and the host's).
     os.closerange(3, host.fd)
     os.closerange(host.fd + 1, max(_NOFILE, resource.getrlimit(resource.RLIMIT_NOFILE)[0]))
+    runner: _Runner | None = None
     try:
         hello = _read_request(0)
         host.nonce = str(hello.pop("nonce"))  # kept only where a forked child clears it
@@ -570,6 +1198,8 @@ def main(argv: list[str]) -> int:
                 preloaded[str(name)] = True
             except Exception:
                 preloaded[str(name)] = False
+        if hello.get("mode") == "calls":
+            _warm_up(runner.cap)
         _flush_std()
         host.send(
             {
@@ -585,11 +1215,18 @@ def main(argv: list[str]) -> int:
         runner.serve()
     except _HostGoneError:
         return 0
-    except BaseException:
+    except BaseException as exc:
+        # After untrusted code has run, a failure that comes with a change to the runner's
+        # own limits or scheduling was caused by that code ("lost": the host records the call
+        # as crashed and starts a fresh sandbox); anything else is the runner's own failure.
+        # (No import on the "lost" path: the code may have left the runner no descriptor.)
         try:
-            import traceback
+            if runner is not None and runner.tainted and runner.tampered():
+                host.send({"kind": "lost", "detail": f"{type(exc).__name__}: {exc}"[:2000]})
+            else:
+                import traceback
 
-            host.send({"kind": "error", "detail": traceback.format_exc()[-4000:]})
+                host.send({"kind": "error", "detail": traceback.format_exc()[-4000:]})
         except BaseException:
             pass
         return 1

@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 import logging
 import math
+import os
 import threading
 import time
 import warnings
+import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -16,6 +18,7 @@ from vcost.sandbox._bwrap import BwrapBackend, bwrap_missing
 from vcost.sandbox._errors import SandboxError, WeakIsolationWarning
 from vcost.sandbox._limits import Limits
 from vcost.sandbox._plan import Isolation, check_file_names
+from vcost.sandbox._pool import SessionPool
 from vcost.sandbox._session import Backend, RunnerLostError, Session, backstop_seconds
 from vcost.sandbox._weak import NoneBackend, WeakBackend, unshare_command
 
@@ -24,6 +27,9 @@ __all__ = ["CallResult", "Sandbox", "ScriptResult", "bubblewrap_problem"]
 _log = logging.getLogger("vcost.sandbox")
 _MAX_DEPTH = 200
 _ERROR_CHARS = 1000
+_WALL_GRACE = 1.0  # how long past the run's wall-clock limit the host waits for the runner
+_SEND_SECONDS = 10.0  # for the runner to take an answer's header and code
+_CLEAN_SECONDS = 15.0  # for the runner to clean up after an answer
 
 Status = Literal["ok", "raised", "timeout", "crashed"]
 
@@ -92,27 +98,23 @@ def _probe_bwrap() -> str | None:
     if reason is not None:
         return reason
     code = "def probe(x):\n    return x + 1\n"
+    results: list[CallResult] = []
     try:
         with Session(
-            BwrapBackend(),
-            Limits(),
-            mode="call",
-            code=code,
-            entry_point="probe",
-            deadline=time.monotonic() + 30.0,
+            BwrapBackend(), Limits(), mode="calls", deadline=time.monotonic() + 30.0
         ) as session:
-            header, payload = session.request(
-                {"op": "call", "index": 0, "args": "[41]", "seconds": 10.0},
-                time.monotonic() + 20.0,
+            clean = _run_answer(
+                session, code, "probe", ["[41]"], [10.0], results, time.monotonic() + 20.0, 20.0
             )
-    except (SandboxError, RunnerLostError) as exc:
+    except SandboxError as exc:
         return (
             f"bwrap is installed but a trial run failed ({exc}); unprivileged user namespaces "
             "may be disabled (check sysctl user.max_user_namespaces)"
         )
-    report = _parse_report(payload) if header.get("outcome") == "done" else None
-    if report is None or report.value != 42:
-        return f"bwrap is installed but a trial run gave a wrong result ({header!r:.300})"
+    if not results or results[0].value != 42 or results[0].status != "ok":
+        return f"bwrap is installed but a trial run gave a wrong result ({results!r:.300})"
+    if not clean:
+        return "bwrap is installed but the sandbox could not be cleaned after a trial run"
     return None
 
 
@@ -172,6 +174,84 @@ def _detail(header: Mapping[str, Any], default: str) -> str:
     return detail[:_ERROR_CHARS] if isinstance(detail, str) and detail else default
 
 
+# ---------------------------------------------------------------- one answer in a warm sandbox
+
+
+def _wall_timeout(wall_seconds: float, elapsed_ms: float = 0.0) -> CallResult:
+    error = f"the run exceeded its wall-clock limit of {wall_seconds:g} s"
+    return CallResult("timeout", None, error, elapsed_ms)
+
+
+def _call_result(header: Mapping[str, Any], payload: bytes, wall_seconds: float) -> CallResult:
+    """One call's result from the runner's header (trusted) and the call's report (not)."""
+    elapsed = _elapsed(header)
+    outcome = header.get("outcome")
+    if outcome == "timeout":
+        if header.get("wall") is True:
+            return _wall_timeout(wall_seconds, elapsed)
+        return CallResult("timeout", None, _detail(header, "timed out"), elapsed)
+    if outcome != "done":
+        return CallResult("crashed", None, _detail(header, "crashed"), elapsed)
+    report = _parse_report(payload)
+    if report is None:
+        return CallResult("crashed", None, "the call wrote an unreadable result", elapsed)
+    if report.status == "ok":
+        return CallResult("ok", report.value, None, elapsed)
+    return CallResult("raised", None, report.error, elapsed, report.exception_types)
+
+
+def _run_answer(
+    session: Session,
+    code: str,
+    entry_point: str,
+    texts: Sequence[str],
+    seconds: Sequence[float],
+    results: list[CallResult],
+    wall: float,
+    wall_seconds: float,
+) -> bool:
+    """Run the inputs from ``len(results)`` on in a warm ``session``, appending their results.
+
+    Returns whether the session may serve another answer: False if the runner was lost (the
+    lost call is recorded as a timeout or crash and the caller goes on in a fresh sandbox),
+    if it reported that something of the answer could not be cleaned up, or if the host sees
+    a process of the answer left in the sandbox's cgroup.
+    """
+    first = len(results)
+    calls = [(texts[i], seconds[i]) for i in range(first, len(texts))]
+    previous = time.monotonic()
+    try:
+        answer = session.send_answer(code, entry_point, calls, wall - previous, previous)
+        for k, i in enumerate(range(first, len(texts))):
+            budget = max(0.0, min(seconds[i], wall - previous))
+            deadline = min(wall + _WALL_GRACE, previous + backstop_seconds(budget))
+            if k == 0:  # the runner also reads the header and the code first
+                deadline = max(deadline, previous + _SEND_SECONDS)
+            try:
+                header, payload = session.receive("result", deadline, answer=answer, index=k)
+            except RunnerLostError as exc:
+                now = time.monotonic()
+                elapsed = (now - previous) * 1000.0
+                if now >= wall:
+                    results.append(_wall_timeout(wall_seconds, elapsed))
+                else:
+                    results.append(CallResult(exc.status, None, exc.detail, elapsed))
+                return False
+            results.append(_call_result(header, payload, wall_seconds))
+            previous = time.monotonic()
+        header, _ = session.receive("clean", previous + _CLEAN_SECONDS, answer=answer)
+    except RunnerLostError as exc:
+        _log.info("sandbox discarded after an answer: %s", exc.detail)
+        return False
+    if header.get("ok") is not True:
+        _log.info("sandbox discarded after an answer: %s", header.get("detail"))
+        return False
+    if not session.contained():
+        _log.warning("sandbox discarded: a process of the answer is left in its cgroup")
+        return False
+    return True
+
+
 # ---------------------------------------------------------------- the sandbox
 
 
@@ -181,6 +261,12 @@ class Sandbox:
     ``isolation="auto"`` uses bubblewrap when a trial run works, else WEAK with a loud
     warning (WEAK does not hide the host's files: not a sandbox for untrusted code). NONE runs
     with no isolation and needs ``allow_unsafe=True``. See docs/sandbox.md.
+
+    With ``warm=True`` (the default) :meth:`call` keeps its sandboxes running between answers
+    (one per concurrent caller), each emptied and checked after every answer and discarded if
+    anything of the answer could be left; :meth:`close` (or ``with Sandbox() as box:``) ends
+    them, as does the garbage collection of the Sandbox or the end of the process. With
+    ``warm=False`` every :meth:`call` starts and ends its own sandbox.
     """
 
     def __init__(
@@ -189,6 +275,7 @@ class Sandbox:
         *,
         allow_unsafe: bool = False,
         limits: Limits = Limits(),  # noqa: B008 (frozen, so a shared default is safe)
+        warm: bool = True,
     ) -> None:
         if not isinstance(limits, Limits):
             raise SandboxError(f"limits must be a Limits, not {type(limits).__name__}")
@@ -231,6 +318,10 @@ class Sandbox:
             Isolation.NONE: NoneBackend,
         }
         self._backend: Backend = backends[self.isolation]()
+        self.warm = bool(warm)
+        keep = max(2, os.cpu_count() or 1) if self.warm else 0
+        self._pool = SessionPool(self._backend, limits, keep=keep)
+        self._finalizer = weakref.finalize(self, self._pool.close)
 
     @staticmethod
     def _warn_weak(why: str) -> None:
@@ -246,6 +337,16 @@ class Sandbox:
 
     def __repr__(self) -> str:
         return f"Sandbox(isolation={self.isolation.value!r}, limits={self.limits!r})"
+
+    def __enter__(self) -> Sandbox:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """End the warm sandboxes kept for later calls (the Sandbox stays usable)."""
+        self._pool.close()
 
     # ------------------------------------------------------------ helpers
 
@@ -275,11 +376,6 @@ class Sandbox:
         except (TypeError, ValueError) as exc:
             raise SandboxError(f"input {index} is not plain JSON data: {exc}") from None
 
-    def _session(self, mode: Literal["call", "script"], code: str, **kw: Any) -> Session:
-        if not isinstance(code, str):
-            raise SandboxError(f"code must be a string, not {type(code).__name__}")
-        return Session(self._backend, self.limits, mode=mode, code=code, **kw)
-
     # ------------------------------------------------------------ calls
 
     def call(
@@ -290,14 +386,17 @@ class Sandbox:
         *,
         call_seconds: float | Sequence[float] | None = None,
     ) -> list[CallResult]:
-        """Define ``code`` and call ``entry_point(*args)`` once per input, in one sandbox start.
+        """Define ``code`` and call ``entry_point(*args)`` once per input.
 
-        Each call runs in a fresh process forked from the runner (module top level run anew,
-        arguments decoded afresh), with its own time limit; its result is converted to plain
-        JSON inside. A call that times out or crashes does not lose the others; if the runner
-        itself is lost, the sandbox is restarted for the remaining inputs. The whole run is
-        bounded by ``limits.wall_seconds``.
+        The module's top level runs once, in a fresh process forked from the sandbox's runner;
+        each call then runs in its own process forked from that one (arguments decoded
+        afresh, module state as the top level left it), with its own time limit, and its
+        result is converted to plain JSON inside. A call that times out or crashes does not
+        lose the others; if the runner itself is lost, a fresh sandbox takes the remaining
+        inputs. The whole run is bounded by ``limits.wall_seconds``.
         """
+        if not isinstance(code, str):
+            raise SandboxError(f"code must be a string, not {type(code).__name__}")
         if not isinstance(entry_point, str) or not entry_point.isidentifier():
             raise SandboxError(f"entry point must be a Python identifier, not {entry_point!r}")
         texts = [self._encode_args(i, args) for i, args in enumerate(inputs)]
@@ -308,52 +407,25 @@ class Sandbox:
             if time.monotonic() >= wall:
                 results.append(self._wall_timeout())
                 continue
-            with self._session("call", code, entry_point=entry_point, deadline=wall) as session:
-                while len(results) < len(texts):
-                    index = len(results)
-                    result, lost = self._one_call(
-                        session, index, texts[index], seconds[index], wall
-                    )
-                    results.append(result)
-                    if lost:
-                        break
+            session = self._pool.acquire(wall)
+            reusable = False
+            try:
+                reusable = _run_answer(
+                    session,
+                    code,
+                    entry_point,
+                    texts,
+                    seconds,
+                    results,
+                    wall,
+                    self.limits.wall_seconds,
+                )
+            finally:
+                self._pool.release(session, reusable=reusable)
         return results
 
     def _wall_timeout(self, elapsed_ms: float = 0.0) -> CallResult:
-        error = f"the run exceeded its wall-clock limit of {self.limits.wall_seconds:g} s"
-        return CallResult("timeout", None, error, elapsed_ms)
-
-    def _one_call(
-        self, session: Session, index: int, text: str, seconds: float, wall: float
-    ) -> tuple[CallResult, bool]:
-        start = time.monotonic()
-        budget = min(seconds, wall - start)
-        if budget <= 0:
-            return self._wall_timeout(), False
-        message = {"op": "call", "index": index, "args": text, "seconds": budget}
-        try:
-            header, payload = session.request(message, min(wall, start + backstop_seconds(budget)))
-        except RunnerLostError as exc:
-            elapsed = (time.monotonic() - start) * 1000.0
-            if time.monotonic() >= wall:
-                return self._wall_timeout(elapsed), True
-            return CallResult(exc.status, None, exc.detail, elapsed), True
-        elapsed = _elapsed(header)
-        outcome = header.get("outcome")
-        if outcome == "timeout":
-            if budget < seconds:
-                return self._wall_timeout(elapsed), False
-            return CallResult("timeout", None, _detail(header, "timed out"), elapsed), False
-        if outcome != "done":
-            return CallResult("crashed", None, _detail(header, "crashed"), elapsed), False
-        report = _parse_report(payload)
-        if report is None:
-            return CallResult(
-                "crashed", None, "the call wrote an unreadable result", elapsed
-            ), False
-        if report.status == "ok":
-            return CallResult("ok", report.value, None, elapsed), False
-        return CallResult("raised", None, report.error, elapsed, report.exception_types), False
+        return _wall_timeout(self.limits.wall_seconds, elapsed_ms)
 
     # ------------------------------------------------------------ data scripts
 
@@ -376,7 +448,11 @@ class Sandbox:
         check_file_names(files)
         budget = self._seconds(seconds)
         wall = time.monotonic() + self.limits.wall_seconds
-        with self._session("script", code, files=files, deadline=wall) as session:
+        if not isinstance(code, str):
+            raise SandboxError(f"code must be a string, not {type(code).__name__}")
+        with Session(
+            self._backend, self.limits, mode="script", code=code, files=files, deadline=wall
+        ) as session:
             start = time.monotonic()
             budget = min(budget, wall - start)
             if budget <= 0:

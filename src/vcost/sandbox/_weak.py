@@ -1,7 +1,7 @@
 """The fallbacks: WEAK (namespaces without bubblewrap) and NONE (no isolation at all).
 
 WEAK runs the runner as nobody (when vcost runs as root) under ``unshare --user
---map-root-user --net --pid --fork --kill-child --mount --mount-proc`` when that works: no
+--map-root-user --ipc --net --pid --fork --kill-child --mount --mount-proc`` when that works: no
 network, a private PID namespace, rlimits, a private working directory. It does not hide the
 host's files: the code can read whatever is world-readable and write wherever nobody may.
 It is not a sandbox for untrusted code. NONE runs the runner as the current user with only the
@@ -35,6 +35,7 @@ __all__ = ["NoneBackend", "WeakBackend", "python_for_fallback", "unshare_command
 _UNSHARE_FLAGS = (
     "--user",
     "--map-root-user",
+    "--ipc",  # a warm runner checks that no System V IPC object outlives an answer
     "--net",
     "--pid",
     "--fork",
