@@ -13,7 +13,13 @@ See docs/answers.md.
 from __future__ import annotations
 
 from vcost.answers._extract import Extraction, extract_code, extract_number
-from vcost.answers._generate import AnswerLog, GenerateResult, answer_key, generate_answers
+from vcost.answers._generate import (
+    AnswerLog,
+    GenerateResult,
+    answer_key,
+    answer_record,
+    generate_answers,
+)
 from vcost.answers._label import Label, Labeller, NaturalLevel
 from vcost.answers._prompt import (
     IDENTIFYING,
@@ -47,6 +53,7 @@ __all__ = [
     "Variant",
     "answer_key",
     "answer_messages",
+    "answer_record",
     "blind_code",
     "extract_code",
     "extract_number",

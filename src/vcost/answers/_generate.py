@@ -26,7 +26,7 @@ from vcost.models import Completion, ModelClient, ModelConfig, ModelError, Reque
 from vcost.sandbox import Sandbox
 from vcost.tasks import CodeTask, Task
 
-__all__ = ["AnswerLog", "GenerateResult", "answer_key", "generate_answers"]
+__all__ = ["AnswerLog", "GenerateResult", "answer_key", "answer_record", "generate_answers"]
 
 Progress = Callable[[int, int], None]
 _VERSION = 1
@@ -75,9 +75,17 @@ class GenerateResult:
     errors: list[str] = field(default_factory=list)
 
 
-def _answer_record(
-    task: Task, config: ModelConfig, repeat: int, completion: Completion, labeller: Labeller
+def answer_record(
+    task: Task,
+    model: str,
+    family: str,
+    repeat: int,
+    completion: Completion,
+    labeller: Labeller,
+    *,
+    prompt: str = PROMPT_VERSION,
 ) -> dict[str, Any]:
+    """One graded answer as the answers log stores it (also for answers made elsewhere)."""
     code_task = isinstance(task, CodeTask)
     entry_point = task.entry_point if isinstance(task, CodeTask) else None
     extraction = extract_code(completion.text, entry_point=entry_point)
@@ -86,13 +94,13 @@ def _answer_record(
     return {
         "v": _VERSION,
         "status": "ok",
-        "answer_id": answer_key(config.name, task.id, repeat),
+        "answer_id": answer_key(model, task.id, repeat),
         "task_id": task.id,
         "kind": "code" if code_task else "data",
-        "model": config.name,
-        "family": config.family or config.name,
+        "model": model,
+        "family": family,
         "repeat": repeat,
-        "prompt": PROMPT_VERSION,
+        "prompt": prompt,
         "request_hash": completion.request_hash,
         "text": completion.text,
         "finish_reason": completion.finish_reason,
@@ -176,7 +184,8 @@ def generate_answers(
         if isinstance(outcome, ModelError):
             log.append(_error_record(task, config, repeat, outcome))
         else:
-            log.append(_answer_record(task, config, repeat, outcome, labeller))
+            family = config.family or config.name
+            log.append(answer_record(task, config.name, family, repeat, outcome, labeller))
         with lock:
             handled += 1
             if isinstance(outcome, ModelError):

@@ -36,7 +36,6 @@ import io
 import json
 import math
 import re
-import zipfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,6 +45,7 @@ import numpy as np
 import pandas as pd
 
 from vcost.errors import InputError
+from vcost.inspect_log import read_inspect_log
 
 __all__ = [
     "COLUMNS",
@@ -529,44 +529,10 @@ def _metadata_value(
     return None
 
 
-def _inspect_samples(path: Path) -> tuple[dict[str, Any], list[tuple[str, dict[str, Any]]]]:
-    """The log header and its samples (each with a 'where' label), from .json or .eval."""
-    if zipfile.is_zipfile(path):
-        try:
-            with zipfile.ZipFile(path) as archive:
-                names = archive.namelist()
-                head_name = "header.json" if "header.json" in names else "_journal/start.json"
-                if head_name not in names:
-                    raise InputError("not an Inspect .eval log (no header.json)", source=path)
-                header = json.loads(archive.read(head_name))
-                samples = [
-                    (f"{path.name}:{name}", json.loads(archive.read(name)))
-                    for name in sorted(names)
-                    if name.startswith("samples/") and name.endswith(".json")
-                ]
-        except (zipfile.BadZipFile, json.JSONDecodeError, UnicodeDecodeError) as error:
-            raise InputError(f"cannot read the .eval log: {error}", source=path) from None
-        return header, samples
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as error:
-        raise InputError(f"cannot read the file: {error}", source=path) from None
-    except json.JSONDecodeError as error:
-        raise InputError(f"not valid JSON: {error.msg}", source=path, line=error.lineno) from None
-    if not isinstance(data, dict) or "eval" not in data:
-        raise InputError(
-            "not an Inspect eval log (no 'eval' section)",
-            source=path,
-            hint="use --format csv/jsonl for per-item result files",
-        )
-    raw = data.get("samples") or []
-    return data, [(f"samples[{i}]", s) for i, s in enumerate(raw) if isinstance(s, dict)]
-
-
 def _read_inspect(
     path: Path, *, metric: str | None, model: str | None, notes: list[str]
 ) -> list[_Row]:
-    header, samples = _inspect_samples(path)
+    header, samples = read_inspect_log(path)
     spec = header.get("eval") if isinstance(header.get("eval"), dict) else {}
     assert isinstance(spec, dict)
     model_name = model or _text(spec.get("model")) or "unknown-model"

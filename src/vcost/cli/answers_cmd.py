@@ -27,6 +27,7 @@ from vcost.cli._common import (
     progress,
 )
 from vcost.errors import InputError
+from vcost.judges import inspect_answers
 from vcost.models import load_models
 from vcost.sandbox import Sandbox
 
@@ -220,3 +221,31 @@ def select(log_file: Path, bank: str, variant: str, seed: int, out: Path, as_jso
     else:
         Console().print(selection_table(selection))
         click.echo(f"{len(selection.answers)} answer(s) selected → {out}")
+
+
+@answers.command("import-inspect")
+@click.argument(
+    "log_file", metavar="INSPECT_LOG", type=click.Path(dir_okay=False, exists=True, path_type=Path)
+)
+@bank_option
+@click.option("--family", help="Model family (default: the provider prefix of eval.model).")
+@click.option(
+    "--out",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Run folder: answers.jsonl is appended to.",
+)
+def import_inspect(log_file: Path, bank: str, family: str | None, out: Path) -> None:
+    """Grade the answers in an Inspect AI eval log (.json or .eval) against the bank's tasks.
+
+    A sample's id (or metadata.task_id) names the task. Answers are graded and labelled exactly
+    as `vcost answers generate` does and appended to OUT/answers.jsonl (a rerun skips them).
+    """
+    tasks = {t.id: t for t in load_tasks(bank)}
+    log = AnswerLog(out / "answers.jsonl")
+    result = inspect_answers(log_file, tasks, log=log, sandbox=Sandbox("auto"), family=family)
+    Console().print(errors_table(natural_error_table(log.answers())))
+    click.echo(
+        f"{result.written} answer(s) written, {result.skipped} already there, "
+        f"{len(result.unmatched)} sample(s) name no task of the bank → {log.path}"
+    )

@@ -25,6 +25,7 @@ from vcost.judges import (
     PairwiseLog,
     consistency,
     flip_rate,
+    inspect_trace,
     judge,
     judge_pairs,
     judgments_trace,
@@ -287,3 +288,27 @@ def pairwise(
     if failed:
         click.echo(f"{failed} call(s) failed; rerun to retry them", err=True)
         raise click.exceptions.Exit(1)
+
+
+@judge_group.command("import-inspect")
+@click.argument(
+    "log_file", metavar="INSPECT_LOG", type=click.Path(dir_okay=False, exists=True, path_type=Path)
+)
+@click.option(
+    "--truth", required=True, help="The scorer that fixes ground truth (e.g. a test suite)."
+)
+@click.option(
+    "--out",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Trace folder to write.",
+)
+def import_inspect(log_file: Path, truth: str, out: Path) -> None:
+    """Every other scorer of an Inspect AI eval log becomes a verifier: write the trace.
+
+    Inspect scorers report no cost: effort and budget are placeholders (docs/judges.md).
+    """
+    trace = inspect_trace(log_file, truth=truth)
+    folder = write_trace(trace, out, overwrite=True)
+    Console().print(verdicts_table(trace))
+    click.echo(f"{len(trace.episodes)} episode(s) → {folder}")

@@ -12,6 +12,7 @@ See docs/judges.md.
 from __future__ import annotations
 
 from vcost.judges._consistency import Consistency, consistency
+from vcost.judges._inspect import InspectImport, inspect_answers, inspect_trace
 from vcost.judges._judge import JudgeResult, JudgmentLog, judge, judgment_key, judgments_trace
 from vcost.judges._pairwise import OrderSwap, PairwiseLog, judge_pairs, order_swap
 from vcost.judges._perturb import PERTURBATIONS, FlipRate, Perturbation, flip_rate, perturb
@@ -29,6 +30,7 @@ __all__ = [
     "PERTURBATIONS",
     "Consistency",
     "FlipRate",
+    "InspectImport",
     "JudgeResult",
     "JudgmentLog",
     "OrderSwap",
@@ -37,6 +39,8 @@ __all__ = [
     "Perturbation",
     "consistency",
     "flip_rate",
+    "inspect_answers",
+    "inspect_trace",
     "judge",
     "judge_messages",
     "judge_pairs",

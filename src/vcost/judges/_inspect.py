@@ -1,0 +1,202 @@
+"""Inspect AI eval logs as a source of model answers and of verifier verdicts.
+
+Read without inspect_ai (:mod:`vcost.inspect_log`). Two uses:
+
+- **Answers** (:func:`inspect_answers`): each sample whose id (or ``metadata.task_id``) names a
+  task of the bank becomes an answer record, exactly as ``vcost answers generate`` writes one:
+  the model's final text, code extracted, graded in the sandbox, natural errors labelled. The
+  model is the log's ``eval.model``; its family is the provider prefix (``openai/gpt-4o`` →
+  ``openai``) unless ``family`` is given. Samples that name no bank task are skipped and counted.
+- **Verdicts** (:func:`inspect_trace`): each scorer is a verifier. One scorer, ``truth`` (a test
+  suite, say), fixes ground truth; every other scorer's value on a sample and epoch becomes a
+  check episode: ``C``/``1``/true → accept, ``I``/``0``/false → reject, anything else (``P``,
+  ``N``, a dict) → declared unverifiable. Inspect scorers report no confidence and no cost, so a
+  verdict's confidence is the score's ``metadata.confidence`` if present, else 1.0, and effort
+  and budget are placeholders (0 of 1): cost statistics are meaningless for these episodes.
+  Scorers appear as verifiers of kind ``model``, with the scorer's name in ``extra``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from vcost.answers import AnswerLog, Labeller, answer_key, answer_record
+from vcost.errors import InputError
+from vcost.inspect_log import read_inspect_log, sample_completion
+from vcost.models import Completion, Usage
+from vcost.sandbox import Sandbox
+from vcost.tasks import Task
+from vcost.trace import ANSWER_COLUMNS, EPISODE_COLUMNS, Trace
+from vcost.trace_io import validate_trace
+
+__all__ = ["InspectImport", "inspect_answers", "inspect_trace"]
+
+_ACCEPT = ("C", 1, 1.0, True)
+_REJECT = ("I", 0, 0.0, False)
+
+
+@dataclass(frozen=True)
+class InspectImport:
+    """What an import did: records written, already there, and samples skipped (why)."""
+
+    written: int
+    skipped: int
+    unmatched: tuple[str, ...]
+
+
+def _model(header: Mapping[str, Any], source: Path) -> str:
+    spec = header.get("eval")
+    model = spec.get("model") if isinstance(spec, dict) else None
+    if not isinstance(model, str) or not model:
+        raise InputError("the log names no model", source=source, field="eval.model")
+    return model
+
+
+def _task_id(sample: Mapping[str, Any]) -> str:
+    meta = sample.get("metadata")
+    if isinstance(meta, dict) and isinstance(meta.get("task_id"), str):
+        return str(meta["task_id"])
+    return str(sample.get("id", ""))
+
+
+def inspect_answers(
+    path: str | Path,
+    tasks: Mapping[str, Task],
+    *,
+    log: AnswerLog,
+    sandbox: Sandbox,
+    family: str | None = None,
+) -> InspectImport:
+    """Grade the answers of an Inspect log against ``tasks`` and append them to ``log``."""
+    source = Path(path)
+    header, samples = read_inspect_log(source)
+    model = _model(header, source)
+    family = family or model.split("/", 1)[0]
+    labeller = Labeller(sandbox)
+    written = skipped = 0
+    unmatched: list[str] = []
+    for _, sample in samples:
+        task = tasks.get(_task_id(sample))
+        if task is None:
+            unmatched.append(_task_id(sample))
+            continue
+        repeat = int(sample.get("epoch") or 1) - 1
+        if log.get(answer_key(model, task.id, repeat)) is not None:
+            skipped += 1
+            continue
+        output = _dict(sample.get("output"))
+        usage = _dict(output.get("usage"))
+        completion = Completion(
+            text=sample_completion(sample),
+            config={"model": model, "source": f"inspect:{source.name}"},
+            request_hash=f"inspect:{source.name}:{sample.get('id')}:{repeat + 1}",
+            usage=Usage(usage.get("input_tokens"), usage.get("output_tokens")),
+            latency_ms=float(output.get("time") or 0.0) * 1000.0,
+            cost_usd=None,
+            created_at=datetime.fromtimestamp(0, UTC),
+            finish_reason=None,
+            raw={},
+        )
+        record = answer_record(
+            task, model, family, repeat, completion, labeller, prompt=f"inspect:{source.name}"
+        )
+        log.append(record)
+        written += 1
+    return InspectImport(written, skipped, tuple(unmatched))
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _value(score: Any) -> Any:
+    return score.get("value") if isinstance(score, dict) else None
+
+
+def _truth(value: Any) -> str:
+    if value in _ACCEPT:
+        return "correct"
+    if value in _REJECT:
+        return "incorrect"
+    return "indeterminate"
+
+
+def inspect_trace(path: str | Path, *, truth: str) -> Trace:
+    """The verification trace of an Inspect log's scorers, with ``truth`` as ground truth."""
+    source = Path(path)
+    header, samples = read_inspect_log(source)
+    model = _model(header, source)
+    answers: list[dict[str, Any]] = []
+    episodes: list[dict[str, Any]] = []
+    scorers: set[str] = set()
+    for where, sample in samples:
+        scores = sample.get("scores")
+        if not isinstance(scores, dict) or truth not in scores:
+            known = ", ".join(map(str, scores)) if isinstance(scores, dict) else "none"
+            raise InputError(
+                f"no '{truth}' score (the sample has: {known})",
+                source=source,
+                field=f"{where}.scores",
+                hint="name the scorer that fixes ground truth with --truth",
+            )
+        epoch = int(sample.get("epoch") or 1)
+        answer_id = f"{model}/{sample.get('id')}/{epoch}"
+        answers.append(
+            {
+                "answer_id": answer_id,
+                "task_id": _task_id(sample),
+                "model_id": model,
+                "ground_truth": _truth(_value(scores[truth])),
+                "role": "model",
+                "source": "inspect",
+            }
+        )
+        for name, score in sorted(scores.items()):
+            if name == truth:
+                continue
+            scorers.add(name)
+            value = _value(score)
+            verdict = "accept" if value in _ACCEPT else "reject" if value in _REJECT else None
+            meta = score.get("metadata") if isinstance(score, dict) else None
+            confidence = meta.get("confidence") if isinstance(meta, dict) else None
+            explanation = score.get("explanation") if isinstance(score, dict) else None
+            episodes.append(
+                {
+                    "episode_id": f"inspect-{name}-{answer_id}",
+                    "verifier_id": f"inspect:{name}",
+                    "block": "check",
+                    "answer_id": answer_id,
+                    "attempt": 1,
+                    "effort": 0.0,
+                    "budget": 1.0,
+                    "termination": "verdict" if verdict else "unverifiable",
+                    "verdict": verdict,
+                    "confidence": (float(confidence) if confidence is not None else 1.0)
+                    if verdict
+                    else None,
+                    "reason": " ".join(str(explanation).split())[:300] if explanation else None,
+                }
+            )
+    if not scorers:
+        raise InputError(
+            f"the log has no scorer besides '{truth}': nothing to treat as a verifier",
+            source=source,
+        )
+    verifiers = pd.DataFrame(
+        [
+            {"verifier_id": f"inspect:{n}", "kind": "model", "extra": {"scorer": n}}
+            for n in sorted(scorers)
+        ]
+    )
+    trace = Trace(
+        answers=pd.DataFrame(answers, columns=[c.name for c in ANSWER_COLUMNS]),
+        episodes=pd.DataFrame(episodes).reindex(columns=[c.name for c in EPISODE_COLUMNS]),
+        verifiers=verifiers,
+    )
+    return validate_trace(trace, confidence_levels=None)
