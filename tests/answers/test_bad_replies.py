@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from offline_run import OfflineModels, config
-from vcost.answers import AnswerLog, generate_answers, select_answers
+from vcost.answers import AnswerLog, SelectedAnswer, Selection, generate_answers, render_answer
 from vcost.judges import JudgmentLog, judge, judgments_trace
 from vcost.models import RetryPolicy, RoutingClient
 from vcost.models.testing import Reply
@@ -102,21 +102,17 @@ def test_empty_completion_is_an_answer_without_code(
 
 
 def test_judge_replies_that_break_the_schema(
-    tmp_path: Path,
-    offline: OfflineModels,
-    few_tasks: list[Task],
-    bank: dict[str, Task],
-    sandbox: Sandbox,
+    tmp_path: Path, offline: OfflineModels, bank: dict[str, Task]
 ) -> None:
-    """Prose, a wrong type, an empty reply cut off by the limit, then a good verdict."""
-    log = AnswerLog(tmp_path / "answers.jsonl")
-    generate_answers(
-        few_tasks[:1], {"weak": offline.answerers["weak"]}, client=_client(), log=log,
-        sandbox=sandbox, n=2,
+    """Prose, a wrong type and an empty reply cut off by the limit, then good verdicts: the
+    first two are kept raw as declared unverifiable, the third is a budget run-out."""
+    task = bank["e-electricity-bill"]
+    answer = SelectedAnswer(
+        answer_id="a1", task_id=task.id, kind="code", source="model", model="weak",
+        family="fam-b", ground_truth="correct", code=task.reference,
+        shown=render_answer(task.reference),
     )  # fmt: skip
-    selection = select_answers(log.answers(), few_tasks[:1], sandbox=sandbox, seed=0)
-    answers = len(selection.answers)
-    assert answers >= 1
+    offline.strong.know([(answer.shown, "correct")])
     offline.openai.enqueue(
         Reply(text="Looks fine to me!"),
         Reply(text='{"verdict": "correct", "confidence": "high"}'),
@@ -124,14 +120,14 @@ def test_judge_replies_that_break_the_schema(
     )
     checker = {"checker-a": config(offline.openai, "checker-a", "fam-a", concurrency=1)}
     judgments = JudgmentLog(tmp_path / "judgments.jsonl")
-    judge(selection, bank, checker, client=_client(), log=judgments, k=3, concurrency=1)
-    trace = judgments_trace(judgments.judgments(), selection)
-    first = trace.episodes.iloc[:3] if answers == 1 else None
-    records = sorted(judgments.judgments(), key=lambda r: (r["answer_id"], r["repeat"]))
-    terminations = [r["termination"] for r in records]
-    assert terminations.count("unverifiable") >= 2
-    assert "budget_exhausted" in terminations
-    unparseable = [r for r in records if r["reason"].startswith("unparseable")]
-    assert any("confidence" in r["reason"] for r in unparseable)
-    assert any(r["calls"][0]["text"] == "Looks fine to me!" for r in unparseable)  # kept raw
-    assert first is None or len(first) == 3
+    selection = Selection("core", 0, (answer,))
+    judge(selection, bank, checker, client=_client(), log=judgments, k=4, concurrency=1)
+    records = sorted(judgments.judgments(), key=lambda r: r["repeat"])
+    assert [r["termination"] for r in records] == [
+        "unverifiable", "unverifiable", "budget_exhausted", "verdict"
+    ]  # fmt: skip
+    assert records[0]["calls"][0]["text"] == "Looks fine to me!"  # kept raw
+    assert records[0]["reason"] == "unparseable: no JSON object in the reply"
+    assert records[1]["reason"].startswith("unparseable: confidence")
+    episodes = judgments_trace(records, selection).episodes
+    assert list(episodes["verdict"].isna()) == [True, True, True, False]
