@@ -9,7 +9,7 @@ request and answers a fixed verdict, so the named baseline is the ideal wall tim
 limit, the measured time, the ideal, and the share of ideal throughput reached (aim: >= 90 %).
 Appends a JSON line to bench/results/judge.jsonl.
 
-    python bench/bench_judge.py [--judgments 1000] [--delay 0.05] [--concurrency 4 16 64]
+    python bench/bench_judge.py [--judgments 1000] [--delay 0.2] [--concurrency 4 16 64]
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--judgments", type=int, default=1000)
     parser.add_argument("--k", type=int, default=5)
-    parser.add_argument("--delay", type=float, default=0.05)
+    parser.add_argument("--delay", type=float, default=0.2)
     parser.add_argument("--concurrency", type=int, nargs="+", default=[4, 16, 64])
     args = parser.parse_args()
     os.environ[KEY_ENV] = API_KEY
