@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from vcost.cli import cli
 from vcost.cli.db_cmd import db
-from vcost.store import Store
+from vcost.store import LATEST_VERSION, Store
 from vcost.trace_io import EXAMPLE_TRACE, assert_trace_equal, read_trace
 
 
@@ -141,7 +141,7 @@ def test_help(runner: CliRunner, command: list[str]) -> None:
 def test_db_group(runner: CliRunner, db_url: str) -> None:
     result = runner.invoke(db, ["upgrade", "--db", db_url])
     assert result.exit_code == 0, result.output
-    assert "schema version 1" in result.output
+    assert f"schema version {LATEST_VERSION}" in result.output
     runner.invoke(cli, ["trace", "import", str(EXAMPLE_TRACE), "--db", db_url])
     info = runner.invoke(db, ["info", "--db", db_url])
     assert info.exit_code == 0

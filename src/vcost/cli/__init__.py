@@ -12,6 +12,7 @@ from typing import Any
 import click
 
 from vcost import __version__
+from vcost.cli.allocate_cmd import allocate_group
 from vcost.cli.analyse_cmd import analyse
 from vcost.cli.answers_cmd import answers
 from vcost.cli.audit_cmd import audit_group
@@ -62,6 +63,7 @@ cli.add_command(models)
 cli.add_command(answers)
 cli.add_command(judge_group)
 cli.add_command(analyse)
+cli.add_command(allocate_group)
 
 
 def main() -> None:

@@ -238,7 +238,33 @@ def _append_only(conn: Connection, table: str) -> None:
     )
 
 
-MIGRATIONS: tuple[Migration, ...] = (Migration(1, "initial schema", _m0001_initial),)
+def _m0002_assignment_allocation(conn: Connection) -> None:
+    """Version 2: what an allocation says about each assignment (vcost.allocation).
+
+    ``allocation_id`` (which allocation run), ``session_index`` (0 = practice), ``domain``,
+    ``pair_id``, ``block_order`` (do-first / check-first) and ``replaces`` (the assignment this
+    one takes over: the reserve rule, a pair moved at the session hard stop), so assignments
+    stay append-only.
+    """
+    for name, kind in (
+        ("allocation_id", "TEXT"),
+        ("session_index", "INTEGER"),
+        ("domain", "TEXT"),
+        ("pair_id", "TEXT"),
+        ("block_order", "TEXT"),
+    ):
+        conn.exec_driver_sql(f"ALTER TABLE assignments ADD COLUMN {name} {kind}")
+    conn.exec_driver_sql(
+        "ALTER TABLE assignments ADD COLUMN replaces TEXT CONSTRAINT "
+        "fk_assignments_replaces_assignments REFERENCES assignments (assignment_id)"
+    )
+    conn.exec_driver_sql("CREATE INDEX ix_assignments_allocation_id ON assignments (allocation_id)")
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(1, "initial schema", _m0001_initial),
+    Migration(2, "assignment allocation columns", _m0002_assignment_allocation),
+)
 """Every migration, in order; append only."""
 
 LATEST_VERSION = MIGRATIONS[-1].version

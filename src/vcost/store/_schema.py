@@ -127,6 +127,13 @@ assignments = sa.Table(
     sa.Column("budget", sa.Double),
     sa.Column("spec_hash", sa.Text, index=True),
     _created(),
+    # migration 2 (vcost.allocation)
+    sa.Column("allocation_id", sa.Text, index=True),
+    sa.Column("session_index", sa.Integer),
+    sa.Column("domain", sa.Text),
+    sa.Column("pair_id", sa.Text),
+    sa.Column("block_order", sa.Text),
+    sa.Column("replaces", sa.Text, sa.ForeignKey("assignments.assignment_id")),
 )
 
 episodes = sa.Table(
