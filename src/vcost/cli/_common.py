@@ -21,13 +21,67 @@ from vcost.models import (
 )
 from vcost.tasks import BUNDLED_BANK, Task, load_bank
 
-__all__ = ["bank_option", "cassette_options", "load_tasks", "model_client", "pick", "progress"]
+__all__ = [
+    "bank_option",
+    "cassette_options",
+    "load_tasks",
+    "model_client",
+    "model_options",
+    "pick",
+    "progress",
+    "run_options",
+    "selection_argument",
+]
 
 bank_option = click.option(
     "--bank",
     default="bundled",
     show_default=True,
     help="Task bank folder, or `bundled` for the bank that ships with vcost.",
+)
+
+
+def model_options(who: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """--models FILE (required) and --model NAME (repeatable) for the ``who`` of a command."""
+
+    def decorate(func: Callable[..., None]) -> Callable[..., None]:
+        func = click.option(
+            "--model", "names", multiple=True, metavar="NAME", help=f"Only this {who} (repeatable)."
+        )(func)
+        return click.option(
+            "--models",
+            "models_file",
+            required=True,
+            type=click.Path(dir_okay=False, path_type=Path),
+            help=f"Models TOML file of the {who}s (docs/models.md).",
+        )(func)
+
+    return decorate
+
+
+def run_options(out_help: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """--out FOLDER, the cassette options and --concurrency, shared by the model commands."""
+
+    def decorate(func: Callable[..., None]) -> Callable[..., None]:
+        func = click.option(
+            "--concurrency",
+            default=8,
+            show_default=True,
+            type=click.IntRange(min=1),
+            help="Model calls at once.",
+        )(func)
+        func = cassette_options(func)
+        return click.option(
+            "--out", required=True, type=click.Path(file_okay=False, path_type=Path), help=out_help
+        )(func)
+
+    return decorate
+
+
+selection_argument = click.argument(
+    "selection_file",
+    metavar="SELECTION_JSON",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
 )
 
 

@@ -20,11 +20,12 @@ from vcost.answers import (
 )
 from vcost.cli._common import (
     bank_option,
-    cassette_options,
     load_tasks,
     model_client,
+    model_options,
     pick,
     progress,
+    run_options,
 )
 from vcost.errors import InputError
 from vcost.judges import inspect_answers
@@ -73,16 +74,7 @@ def answers() -> None:
 
 
 @answers.command()
-@click.option(
-    "--models",
-    "models_file",
-    required=True,
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Models TOML file (docs/models.md).",
-)
-@click.option(
-    "--model", "names", multiple=True, metavar="NAME", help="Only this model (repeatable)."
-)
+@model_options("model")
 @bank_option
 @click.option(
     "--task",
@@ -92,27 +84,10 @@ def answers() -> None:
     help="Only this task (repeatable; default: the bank's study tasks).",
 )
 @click.option(
-    "-n",
-    "n",
-    default=5,
-    show_default=True,
-    type=click.IntRange(min=1),
+    "-n", "n", default=5, show_default=True, type=click.IntRange(min=1),
     help="Answers per model and task.",
-)
-@click.option(
-    "--out",
-    required=True,
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Run folder: answers.jsonl and cassette.jsonl go here.",
-)
-@cassette_options
-@click.option(
-    "--concurrency",
-    default=8,
-    show_default=True,
-    type=click.IntRange(min=1),
-    help="Model calls at once.",
-)
+)  # fmt: skip
+@run_options("Run folder: answers.jsonl and cassette.jsonl go here.")
 @click.option("--json", "as_json", is_flag=True, help="Print the per-model table as JSON.")
 def generate(
     models_file: Path,

@@ -13,11 +13,13 @@ from rich.table import Table
 from vcost.answers import Selection, read_selection
 from vcost.cli._common import (
     bank_option,
-    cassette_options,
     load_tasks,
     model_client,
+    model_options,
     pick,
     progress,
+    run_options,
+    selection_argument,
 )
 from vcost.judges import (
     PERTURBATIONS,
@@ -84,30 +86,13 @@ def judge_group() -> None:
 
 
 @judge_group.command("run")
-@click.argument(
-    "selection_file",
-    metavar="SELECTION_JSON",
-    type=click.Path(dir_okay=False, exists=True, path_type=Path),
-)
-@click.option(
-    "--models",
-    "models_file",
-    required=True,
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Models TOML file of the checkers.",
-)
-@click.option(
-    "--model", "names", multiple=True, metavar="NAME", help="Only this checker (repeatable)."
-)
+@selection_argument
+@model_options("checker")
 @bank_option
 @click.option(
-    "-k",
-    "k",
-    default=5,
-    show_default=True,
-    type=click.IntRange(min=1),
+    "-k", "k", default=5, show_default=True, type=click.IntRange(min=1),
     help="Judgments per checker and answer.",
-)
+)  # fmt: skip
 @click.option(
     "--perturbation",
     type=click.Choice(PERTURBATIONS),
@@ -123,20 +108,7 @@ def judge_group() -> None:
     type=click.IntRange(min=0),
     help="Let checkers run up to this many test blocks against the answer in the sandbox.",
 )
-@click.option(
-    "--out",
-    required=True,
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Run folder: judgments.jsonl, cassette.jsonl and trace/ go here.",
-)
-@cassette_options
-@click.option(
-    "--concurrency",
-    default=8,
-    show_default=True,
-    type=click.IntRange(min=1),
-    help="Judgments at once.",
-)
+@run_options("Run folder: judgments.jsonl, cassette.jsonl and trace-<configuration>/ go here.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 def run(
     selection_file: Path,
@@ -216,44 +188,14 @@ def _summary(
 
 
 @judge_group.command("pairwise")
-@click.argument(
-    "selection_file",
-    metavar="SELECTION_JSON",
-    type=click.Path(dir_okay=False, exists=True, path_type=Path),
-)
-@click.option(
-    "--models",
-    "models_file",
-    required=True,
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Models TOML file of the checkers.",
-)
-@click.option(
-    "--model", "names", multiple=True, metavar="NAME", help="Only this checker (repeatable)."
-)
+@selection_argument
+@model_options("checker")
 @bank_option
 @click.option(
-    "-k",
-    "k",
-    default=5,
-    show_default=True,
-    type=click.IntRange(min=1),
+    "-k", "k", default=5, show_default=True, type=click.IntRange(min=1),
     help="Judgments per pair and order.",
-)
-@click.option(
-    "--out",
-    required=True,
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Run folder: pairwise.jsonl and cassette.jsonl go here.",
-)
-@cassette_options
-@click.option(
-    "--concurrency",
-    default=8,
-    show_default=True,
-    type=click.IntRange(min=1),
-    help="Judgments at once.",
-)
+)  # fmt: skip
+@run_options("Run folder: pairwise.jsonl and cassette.jsonl go here.")
 def pairwise(
     selection_file: Path,
     models_file: Path,
