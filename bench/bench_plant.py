@@ -1,8 +1,10 @@
 """Benchmark: plant errors across the whole bank; classification throughput against a baseline.
 
 1. The full run: :func:`vcost.plant.plant_bank` on every task of the bank (code and data), with
-   differential testing. Prints the counts by error type and level, per task whether each
-   error type has an obvious and a subtle candidate, and the mutants classified per second.
+   differential testing. Prints the counts by error type and level, the coverage by error type
+   (tasks with an obvious and a subtle candidate / tasks some operator of the type applies to /
+   all tasks), per task whether each error type has an obvious and a subtle candidate, and the
+   mutants classified per second.
 2. The comparison, in the same run, on the same sample of code mutants (every k-th mutant of
    every code task), differential testing off so only classification is timed:
 
@@ -160,6 +162,7 @@ def main() -> None:
             "mutants_per_s": round(len(report.candidates) / seconds, 3),
             "found_tests": sum(len(c.new_tests) for c in report.candidates),
             "totals": report.totals(),
+            "coverage": report.coverage_summary(),
             "discard_reasons": report.reasons(),
         }
         console.print(

@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 from _plant_support import DATA_REFERENCE, SCORE_REFERENCE
 
+from vcost.grading import CodeGrade, TestOutcome
 from vcost.plant import Mutant, classify, plant, prepare
-from vcost.plant._classify import found_test_tag
+from vcost.plant._classify import _levels, found_test_tag
 from vcost.sandbox import Sandbox
 from vcost.tasks import CodeTask, DataTask, load_task
 
@@ -208,3 +209,35 @@ def test_found_test_tag(
     task = code_task(score_task)
     task = CodeTask(**{**task.__dict__, "checklist": checklist})
     assert found_test_tag(task, target, args) == tag
+
+
+def test_only_written_tests_are_the_empty_input() -> None:
+    """Rule 4 on a hand-made grade: failing `f([])` is obvious when the test is written in
+    tests.json, not when differential testing found it (its empty list is incidental)."""
+    tests = [
+        {"args": [[1, 2]], "expected": 3, "tags": ["example"]},
+        {"args": [[4]], "expected": 4, "tags": ["typical"]},
+        {"args": [[]], "expected": 0, "tags": ["edge:empty"]},
+    ]
+    outcomes = (
+        TestOutcome(0, ("example",), "passed", None),
+        TestOutcome(1, ("typical",), "passed", None),
+        TestOutcome(2, ("edge:empty",), "failed", "expected 0, got None"),
+    )
+    grade = CodeGrade(
+        passed=2,
+        failed=1,
+        timeouts=0,
+        total=3,
+        failed_tags=("edge:empty",),
+        outcomes=outcomes,
+        ground_truth="incorrect",
+    )
+    level, reason, _ = _levels(grade, tests)
+    assert (level, reason.split(",")[0]) == ("obvious", "obvious: fails the empty input")
+    level, _, _ = _levels(grade, tests, written=2)  # the third test was found, not written
+    assert level == "subtle"
+    # an edge:empty test whose input is not empty ("nothing left once filtered") is no
+    # trivial case either
+    tests[2] = {"args": [[-1]], "expected": 0, "tags": ["edge:empty"]}
+    assert _levels(grade, tests)[0] == "subtle"

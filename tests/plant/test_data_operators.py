@@ -9,14 +9,21 @@ from vcost.plant._data_operators import (
     drop_mask,
     dropna_to_fillna,
     floor_division,
+    invert_comparison,
+    invert_mask,
+    mask_and_or,
     mask_comparison,
     remove_drop_duplicates,
     remove_dropna,
     remove_unit_factor,
     round_digits,
+    round_to_int,
     swap_aggregate,
     swap_unit_factor,
+    time_unit,
     ungrouped_aggregate,
+    wrong_column,
+    wrong_group_key,
 )
 from vcost.plant._source import Edit, SourceText
 
@@ -165,3 +172,90 @@ def test_data_mutants_cover_the_three_types() -> None:
     found = mutants(SCRIPT, kind="data")
     assert {m.error_type for m in found} == {"wrong-filter", "wrong-aggregation", "rounding-unit"}
     assert len({m.source for m in found}) == len(found)
+
+
+# ---------------------------------------------------------------- filters inverted, joined the
+# other way, on the wrong column; max/min; whole numbers; time units
+
+
+def test_invert_comparison_takes_the_complement() -> None:
+    edits = list(invert_comparison(SourceText(SCRIPT)))
+    assert sources(edits) == [
+        SCRIPT.replace('(df["hour"] >= 18)', '(df["hour"] < 18)'),
+        SCRIPT.replace('(df["hour"] <= 22)', '(df["hour"] > 22)'),
+    ]
+
+
+def test_mask_and_or_one_operator_at_a_time() -> None:
+    line = 'mask = (df["hour"] >= 18) & (df["hour"] <= 22) & (df["queue"] == "billing")'
+    assert sources(list(mask_and_or(SourceText(SCRIPT)))) == [
+        SCRIPT.replace(line, line.replace("18) &", "18) |")),
+        SCRIPT.replace(line, line.replace("22) &", "22) |")),
+    ]
+
+
+def test_invert_mask_adds_or_removes_the_tilde() -> None:
+    (edit,) = invert_mask(SourceText(SCRIPT))
+    assert edit.source == SCRIPT.replace("calls = df[mask]", "calls = df[~mask]")
+    src = 'a = df[df["x"] > 1]\nb = df[~df["y"].isna()]\n'
+    assert sources(list(invert_mask(SourceText(src)))) == [
+        src.replace('df[df["x"] > 1]', 'df[~(df["x"] > 1)]'),
+        src.replace('df[~df["y"].isna()]', 'df[df["y"].isna()]'),
+    ]
+
+
+def test_wrong_column_in_filters_and_subsets() -> None:
+    src = (
+        "trips = df[(df['kind'] == 'e') & (df['rider'] == 'casual')]\n"
+        'trips = trips.dropna(subset=["ended_at"])\n'
+        'total = trips["seconds"].sum()\n'
+    )
+    assert sources(list(wrong_column(SourceText(src)))) == [
+        src.replace("df['kind'] == 'e'", "df['rider'] == 'e'"),
+        src.replace("df['kind'] == 'e'", "df['ended_at'] == 'e'"),
+        src.replace("df['rider'] == 'casual'", "df['kind'] == 'casual'"),
+        src.replace("df['rider'] == 'casual'", "df['ended_at'] == 'casual'"),
+        src.replace('subset=["ended_at"]', 'subset=["kind"]'),
+        src.replace('subset=["ended_at"]', 'subset=["rider"]'),
+    ]
+
+
+def test_swap_aggregate_max_and_min() -> None:
+    src = "spread = rates.max() - rates.min()\n"
+    assert sources(list(swap_aggregate(SourceText(src)))) == [
+        "spread = rates.mean() - rates.min()\n",
+        "spread = rates.min() - rates.min()\n",
+        "spread = rates.max() - rates.mean()\n",
+        "spread = rates.max() - rates.max()\n",
+    ]
+
+
+def test_round_to_int() -> None:
+    src = "answer = round(per_agent.max(), 2)\nx = float(s.mean())\ny = float('nan')\n"
+    assert sources(list(round_to_int(SourceText(src)))) == [
+        src.replace("round(per_agent.max(), 2)", "round(per_agent.max())"),
+        src.replace("float(s.mean())", "int(s.mean())"),
+    ]
+
+
+def test_time_unit() -> None:
+    src = "days = (b - a).dt.days\nsecs = (b - a).dt.total_seconds()\nn = s.days\n"
+    assert sources(list(time_unit(SourceText(src)))) == [
+        src.replace(".dt.days", ".dt.total_seconds()"),
+        src.replace(".dt.total_seconds()", ".dt.days"),
+    ]
+
+
+def test_wrong_group_key() -> None:
+    old = 'minutes.groupby([calls["agent"], calls["team"]])'
+    assert sources(list(wrong_group_key(SourceText(SCRIPT)))) == [
+        SCRIPT.replace(old, 'minutes.groupby([calls["team"], calls["team"]])'),
+        SCRIPT.replace(old, 'minutes.groupby([calls["hour"], calls["team"]])'),
+        SCRIPT.replace(old, 'minutes.groupby([calls["agent"], calls["agent"]])'),
+        SCRIPT.replace(old, 'minutes.groupby([calls["agent"], calls["hour"]])'),
+    ]
+    src = 'by_shop = df.groupby("shop")["cost"].mean()\nx = df[df["status"] == "done"]\n'
+    assert sources(list(wrong_group_key(SourceText(src)))) == [
+        src.replace('groupby("shop")', 'groupby("cost")'),
+        src.replace('groupby("shop")', 'groupby("status")'),
+    ]

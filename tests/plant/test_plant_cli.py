@@ -26,6 +26,8 @@ def test_json_summary_and_full_candidate_file(
     assert counts["boundary"]["subtle"] >= 1
     assert counts["boundary"]["obvious"] >= 1
     assert body["coverage"]["score"]["boundary"] == {"obvious": True, "subtle": True}
+    assert body["coverage_summary"]["boundary"]["both"] == 1
+    assert body["coverage_summary"]["boundary"]["tasks"] == 1
     assert body["tests_written"] == {}
     full = json.loads(out.read_text())
     assert len(full["candidates"]) == sum(sum(v.values()) for v in counts.values())
@@ -44,6 +46,7 @@ def test_table_output(score_task: Path, sandbox: Sandbox) -> None:
     )
     assert result.exit_code == 0, result.output
     assert "Planted errors:" in result.output
+    assert "Coverage:" in result.output
     assert "score" in result.output
     assert "O✓ S✓" in result.output
 

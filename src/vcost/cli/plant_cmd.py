@@ -37,9 +37,11 @@ _SHORT = {
 
 
 def summary_tables(report: PlantReport) -> list[Table]:
-    """The counts by error type and level, then per task (code and data tasks apart) whether
-    each error type has ≥1 obvious (O) and ≥1 subtle (S) candidate, with the counts
-    obvious/subtle/equivalent/discarded; ``—`` when no operator of the type applies."""
+    """The counts by error type and level; the coverage by error type (tasks with both levels /
+    tasks some operator of the type applies to / all tasks, and tasks with each level); then
+    per task (code and data tasks apart) whether each error type has ≥1 obvious (O) and ≥1
+    subtle (S) candidate, with the counts obvious/subtle/equivalent/discarded; ``—`` when no
+    operator of the type applies."""
     totals = Table(title=f"Planted errors: {len(report.candidates)} mutants classified")
     totals.add_column("error type")
     for level in LEVELS:
@@ -47,6 +49,24 @@ def summary_tables(report: PlantReport) -> list[Table]:
     for error_type, levels in report.totals().items():
         totals.add_row(error_type, *(str(levels[level]) for level in LEVELS))
     tables = [totals]
+    summary = report.coverage_summary()
+    if summary:
+        covered = Table(
+            title="Coverage: tasks with an obvious and a subtle candidate / tasks some "
+            "operator of the type applies to / all tasks"
+        )
+        for column in ("error type", "both", "applies", "tasks", "obvious", "subtle"):
+            covered.add_column(column, justify="left" if column == "error type" else "right")
+        for error_type, row in summary.items():
+            covered.add_row(
+                error_type,
+                str(row["both"]),
+                str(row["admitted"]),
+                str(row["tasks"]),
+                str(row["obvious"]),
+                str(row["subtle"]),
+            )
+        tables.append(covered)
     coverage = report.coverage()
     counts = report.counts()
     for kind, types in (("code", CODE_ERROR_TYPES), ("data", DATA_ERROR_TYPES)):

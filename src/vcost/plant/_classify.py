@@ -10,14 +10,23 @@ Code
        discarded. The target is the one read from the code; failing that, the first checklist
        item among the ``edge:*`` tags of the tests it fails.
     4. ``obvious``: it fails a worked example (spec.md), or raises / times out / crashes on a
-       ``typical`` test.
-    5. ``subtle``: it passes both worked examples and every ``typical`` test and fails at least
-       one hidden test.
+       ``typical`` test, or fails in any way (wrong value, exception, timeout) on the empty
+       input: a written test tagged ``edge:empty`` one of whose arguments is an empty list,
+       string or dict (:func:`is_empty_input`; not a test found by differential testing). These
+       are the study design's "simple case": the worked examples and the trivial cases.
+    5. ``subtle``: it passes both worked examples, every ``typical`` test and the empty input,
+       and fails at least one other hidden test.
     6. ``equivalent``: it passes everything. Differential testing then searches for a
        distinguishing input; one found becomes a new hidden test (``Candidate.new_tests``) and
        the mutant is classified again with it (usually ``subtle``).
-    7. ``between-levels``: otherwise (it passes the worked examples and runs on every typical
-       test, but returns a wrong value on one) → discarded.
+    7. ``between-levels``: otherwise (it passes the worked examples and the empty input and
+       runs on every typical test, but returns a wrong value on one) → discarded.
+
+    Why the empty input counts as a trivial case: the design's obvious level is "fails a
+    simple case", and the empty input is the smallest case there is and among the first a
+    checker tries. Only the literally empty input counts: an ``edge:empty`` test
+    such as "every reading outside opening hours" is an edge case, not a trivial one, and a
+    mutant failing only there stays subtle.
 
     All tests and both worked examples run in ONE sandbox call per mutant, each with a time
     limit scaled from the reference's own time on it (10 ×, at least 0.5 s, at most 5 s).
@@ -47,9 +56,10 @@ from vcost.plant._model import Candidate, Level, Mutant
 from vcost.sandbox import Sandbox
 from vcost.tasks import CHECKLIST, CodeTask, DataTask, Task, TestCase, parse_examples
 
-__all__ = ["TaskContext", "classify", "found_test_tag", "prepare"]
+__all__ = ["TaskContext", "classify", "found_test_tag", "is_empty_input", "prepare"]
 
 EXAMPLE_TAG = "example"
+EMPTY_TAG = "edge:empty"
 FLOOR_SECONDS = 0.5
 CEILING_SECONDS = 5.0
 _PERCENT = re.compile(r"percent|percentage|%", re.IGNORECASE)
@@ -164,6 +174,16 @@ def _shows(value: Any) -> set[str]:
     return found
 
 
+def is_empty_input(test: Mapping[str, Any]) -> bool:
+    """Whether a test is the empty input, a trivial case (rule 4): tagged ``edge:empty`` and
+    with at least one argument that is an empty list, string or dict (``f([])``,
+    ``f([], 3)``), not merely an input that leaves nothing to work on once filtered."""
+    if EMPTY_TAG not in test.get("tags", ()):
+        return False
+    args = test.get("args", ())
+    return any(isinstance(a, list | str | dict) and len(a) == 0 for a in args)
+
+
 def _ran(outcome_status: str, test: Mapping[str, Any]) -> bool:
     """Whether a test's outcome shows the mutant returned a value."""
     if outcome_status == "failed":
@@ -187,8 +207,15 @@ def _label(i: int, tests: list[dict[str, Any]]) -> str:
     return f"hidden test {i - examples}"
 
 
-def _levels(grade: CodeGrade, tests: list[dict[str, Any]]) -> tuple[Level, str, tuple[str, ...]]:
-    """Rules 2 and 4-7 on one grade: (level, reason, failed tags)."""
+def _levels(
+    grade: CodeGrade, tests: list[dict[str, Any]], *, written: int | None = None
+) -> tuple[Level, str, tuple[str, ...]]:
+    """Rules 2 and 4-7 on one grade: (level, reason, failed tags).
+
+    Rule 4 (obvious) is checked before rules 5 and 7, so a subtle or between-levels mutant
+    passes the worked examples and the empty input. Only the first ``written`` tests (the
+    worked examples and tests.json; all when None) can be the empty input: a found test's
+    empty argument is incidental (``clinic_waits([], 0)`` differs for its 0 doctors)."""
     outcomes = grade.outcomes
     failed_tags = tuple(t for t in grade.failed_tags)
     if not any(_ran(o.status, tests[o.index]) for o in outcomes):
@@ -208,6 +235,15 @@ def _levels(grade: CodeGrade, tests: list[dict[str, Any]]) -> tuple[Level, str, 
                 f"obvious: {o.status} on typical {_label(o.index, tests)} ({o.detail})",
                 failed_tags,
             )
+    for o in outcomes:
+        trivial = written is None or o.index < written
+        if o.status != "passed" and trivial and is_empty_input(tests[o.index]):
+            return (
+                "obvious",
+                f"obvious: fails the empty input, {_label(o.index, tests)} "
+                f"({o.status}: {o.detail})",
+                failed_tags,
+            )
     typical_failed = [o for o in outcomes if "typical" in o.tags and o.status != "passed"]
     if typical_failed:
         which = ", ".join(_label(o.index, tests) for o in typical_failed[:3])
@@ -222,8 +258,8 @@ def _levels(grade: CodeGrade, tests: list[dict[str, Any]]) -> tuple[Level, str, 
         tags = sorted({t for o in failing for t in o.tags})
         return (
             "subtle",
-            f"subtle: passes the worked examples and every typical test, fails {len(failing)} "
-            f"hidden test(s) tagged {', '.join(tags)}",
+            "subtle: passes the worked examples, every typical test and the empty input, "
+            f"fails {len(failing)} hidden test(s) tagged {', '.join(tags)}",
             failed_tags,
         )
     return "equivalent", "equivalent: passes every hidden test and both worked examples", ()
@@ -306,7 +342,7 @@ def _classify_code(
     test = _found_test(task, target, found)
     tests = [*ctx.tests, test.to_json()]
     again = grade(tests, [*ctx.limits, CEILING_SECONDS])
-    level, reason, failed = _levels(again, tests)
+    level, reason, failed = _levels(again, tests, written=len(ctx.tests))
     if level == "equivalent":
         return _candidate(
             task,

@@ -12,16 +12,24 @@ wrong-filter (wrong filter or dropped rows)
     ``remove-drop-duplicates`` ``x.drop_duplicates(...)`` → ``x``            (targets duplicates)
     ``remove-dropna``          ``x.dropna(...)`` → ``x``                    (targets missing)
     ``dropna-to-fillna``       ``x.dropna(...)`` → ``x.fillna(0)``          (targets missing)
+    ``invert-comparison``      ``<`` ↔ ``>=``, ``>`` ↔ ``<=`` (the complement of a filter)
+    ``mask-and-or``            ``a & b`` ↔ ``a | b``
+    ``invert-mask``            ``df[mask]`` ↔ ``df[~mask]``
+    ``wrong-column``           ``df["a"] == v`` → ``df["b"] == v`` (also a ``subset=``)
 wrong-aggregation (wrong aggregation or grouping)
     ``swap-aggregate``         ``mean`` ↔ ``median``, ``sum`` ↔ ``mean``, ``count`` →
-                               ``size`` / ``nunique`` (methods, or names given to ``.agg``)
+                               ``size`` / ``nunique``, ``max`` / ``min`` → ``mean`` or each
+                               other (methods, or names given to ``.agg``)
     ``drop-groupby-key``       ``groupby([a, b])`` → ``groupby(a)`` / ``groupby(b)``
     ``ungrouped-aggregate``    ``x.groupby(k).mean()`` → ``x.mean()`` (aggregate before grouping)
+    ``wrong-group-key``        ``groupby("site")`` → ``groupby("date")`` (another column used)
 rounding-unit
     ``round-digits``           ``round(x, n)`` / ``x.round(n)`` → ``n ± 1``
     ``remove-unit-factor``     drop a ``/ 100``, ``* 100``, ``/ 60``, ``/ 10``, ``/ 1000``, ...
     ``swap-unit-factor``       ``/ 60`` → ``/ 3600``, ``/ 100`` → ``/ 1000``, ``/ 10`` → ``/ 100``
     ``floor-division``         ``/`` → ``//`` (rounds down), ``//`` → ``/``
+    ``round-to-int``           ``round(x, n)`` → ``round(x)``, ``float(x)`` → ``int(x)``
+    ``time-unit``              ``.dt.days`` ↔ ``.dt.total_seconds()``
 """
 
 from __future__ import annotations
@@ -43,6 +51,8 @@ _AGGREGATES: dict[str, tuple[str, ...]] = {
     "count": ("size", "nunique"),
     "size": ("count",),
     "nunique": ("count",),
+    "max": ("mean", "min"),
+    "min": ("mean", "max"),
 }
 _UNIT_FACTORS = (10, 24, 60, 100, 1000, 1440, 3600)
 _UNIT_SWAPS = {10: 100, 24: 1440, 60: 3600, 100: 1000, 1000: 100, 1440: 24, 3600: 60}
@@ -74,6 +84,183 @@ def mask_comparison(src: SourceText) -> Iterator[Edit]:
                 src.replace(token[0], token[1], new),
                 line,
             )
+
+
+_COMPLEMENT = {"<": ">=", "<=": ">", ">": "<=", ">=": "<"}
+
+
+def invert_comparison(src: SourceText) -> Iterator[Edit]:
+    """A filter comparison turned into its complement: ``<`` ↔ ``>=``, ``>`` ↔ ``<=`` (the
+    rows the answer keeps are left out and the rest kept; ``==`` ↔ ``!=`` is
+    ``mask-comparison``'s)."""
+    for node in src.nodes(ast.Compare):
+        assert isinstance(node, ast.Compare)
+        operands = [node.left, *node.comparators]
+        for i, op in enumerate(node.ops):
+            old = _CMP.get(type(op))
+            if old not in _COMPLEMENT:
+                continue
+            token = src.operator_token(operands[i], operands[i + 1], [old])
+            if token is None:
+                continue
+            new = _COMPLEMENT[old]
+            line = src.line_of(token[0])
+            yield Edit(
+                f"line {line}: filter inverted `{old}` → `{new}`",
+                src.replace(token[0], token[1], new),
+                line,
+            )
+
+
+def mask_and_or(src: SourceText) -> Iterator[Edit]:
+    """``&`` ↔ ``|`` between two conditions of a mask, one operator at a time (left to right)."""
+    tokens: list[tuple[int, int, str, str]] = []
+    for node in src.nodes(ast.BinOp):
+        assert isinstance(node, ast.BinOp)
+        if not isinstance(node.op, ast.BitAnd | ast.BitOr):
+            continue
+        old, new = ("&", "|") if isinstance(node.op, ast.BitAnd) else ("|", "&")
+        token = src.operator_token(node.left, node.right, [old])
+        if token is not None:
+            tokens.append((token[0], token[1], old, new))
+    for start, end, old, new in sorted(tokens):
+        line = src.line_of(start)
+        yield Edit(f"line {line}: mask `{old}` → `{new}`", src.replace(start, end, new), line)
+
+
+def invert_mask(src: SourceText) -> Iterator[Edit]:
+    """``df[mask]`` → ``df[~mask]`` (and ``df[~mask]`` → ``df[mask]``): the complement kept."""
+    names = _mask_names(src)
+    for node in src.nodes(ast.Subscript):
+        assert isinstance(node, ast.Subscript)
+        mask = node.slice
+        if not ((isinstance(mask, ast.Name) and mask.id in names) or _is_mask(mask)):
+            continue
+        if isinstance(mask, ast.UnaryOp) and isinstance(mask.op, ast.Invert):
+            text = src.segment(mask.operand)
+        else:
+            text = src.segment(mask)
+            if _precedence_below_invert(mask) and not src.is_parenthesised(mask):
+                text = f"({text})"
+            text = f"~{text}"
+        line = _line(src, node)
+        yield Edit(
+            f"line {line}: row filter inverted `[{src.segment(mask)}]` → `[{text}]`",
+            src.replace_node(mask, text),
+            line,
+        )
+
+
+def _precedence_below_invert(node: ast.expr) -> bool:
+    """Whether ``~`` in front of the expression would bind to a part of it only."""
+    return isinstance(node, ast.BinOp | ast.Compare | ast.BoolOp | ast.IfExp | ast.Lambda)
+
+
+def _column_key(node: ast.AST) -> ast.Constant | None:
+    """The string constant of ``x["col"]``, else None."""
+    if (
+        isinstance(node, ast.Subscript)
+        and isinstance(node.slice, ast.Constant)
+        and isinstance(node.slice.value, str)
+    ):
+        return node.slice
+    return None
+
+
+def _subset_strings(call: ast.Call) -> list[ast.Constant]:
+    """The column names given as ``subset=`` to ``dropna``/``drop_duplicates``."""
+    found: list[ast.Constant] = []
+    for keyword in call.keywords:
+        if keyword.arg != "subset":
+            continue
+        for node in ast.walk(keyword.value):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                found.append(node)
+    return found
+
+
+def wrong_column(src: SourceText) -> Iterator[Edit]:
+    """A filter on the wrong column: in a comparison or ``notna``/``isin``/``between`` test on
+    ``x["col"]``, or a ``subset=`` of ``dropna``/``drop_duplicates``, the column name replaced
+    by another one the script uses (the first two others, those of the same statement first).
+    """
+    columns = script_columns(src)
+    sites: list[ast.Constant] = []
+    for node in src.nodes((ast.Subscript, ast.Call)):
+        key = _column_key(node)
+        if key is not None:
+            parent = src.parents.get(node)
+            if isinstance(parent, ast.Compare) or (
+                isinstance(parent, ast.Attribute)
+                and parent.attr in ("notna", "notnull", "isna", "isnull", "isin", "between")
+            ):
+                sites.append(key)
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in ("dropna", "drop_duplicates")
+        ):
+            sites.extend(_subset_strings(node))
+    yield from _swap_columns(src, sites, columns, "filter on the wrong column")
+
+
+def script_columns(src: SourceText) -> list[str]:
+    """The column names a script uses (``x["col"]``, ``subset=``, ``groupby("col")``), in
+    order of first use."""
+    columns: list[str] = []
+    for node in src.nodes((ast.Subscript, ast.Call)):
+        key = _column_key(node)
+        if key is not None:
+            columns.append(str(key.value))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if node.func.attr in ("dropna", "drop_duplicates"):
+                columns.extend(str(c.value) for c in _subset_strings(node))
+            elif node.func.attr == "groupby":
+                columns.extend(str(c.value) for c in _group_strings(node))
+    return list(dict.fromkeys(columns))
+
+
+def _swap_columns(
+    src: SourceText, sites: list[ast.Constant], columns: list[str], what: str
+) -> Iterator[Edit]:
+    """Each site's column name replaced by another of ``columns``: the other columns of the
+    same line first, then the script's in order of use; at most two per site."""
+    for site in sorted(sites, key=lambda n: (n.lineno, n.col_offset)):
+        old = str(site.value)
+        line = _line(src, site)
+        same_line = [str(k.value) for k in sites if k.lineno == site.lineno and k.value != old]
+        others = [c for c in dict.fromkeys([*same_line, *columns]) if c != old][:2]
+        quote = src.segment(site)[0]
+        for new in others:
+            yield Edit(
+                f"line {line}: {what} `{old}` → `{new}`",
+                src.replace_node(site, f"{quote}{new}{quote}"),
+                line,
+            )
+
+
+def _group_strings(call: ast.Call) -> list[ast.Constant]:
+    """The column names a ``groupby`` groups by: ``groupby("a")``, ``groupby(["a", "b"])``,
+    ``groupby(x["a"])``, ``groupby(by=...)``."""
+    keys = call.args[:1] or [k.value for k in call.keywords if k.arg == "by"]
+    found: list[ast.Constant] = []
+    for key in keys:
+        items = key.elts if isinstance(key, ast.List | ast.Tuple) else [key]
+        for item in items:
+            if isinstance(item, ast.Constant) and isinstance(item.value, str):
+                found.append(item)
+            else:
+                inner = _column_key(item)
+                if inner is not None:
+                    found.append(inner)
+    return found
+
+
+def wrong_group_key(src: SourceText) -> Iterator[Edit]:
+    """Grouped by the wrong column: a ``groupby`` key replaced by another column the script
+    uses (``groupby("site")`` → ``groupby("date")``; at most two per key)."""
+    sites = [c for call, _ in method_calls(src, ["groupby"]) for c in _group_strings(call)]
+    yield from _swap_columns(src, sites, script_columns(src), "grouped by the wrong column")
 
 
 def _conjuncts(node: ast.expr) -> list[ast.expr]:
@@ -121,15 +308,20 @@ def _is_mask(node: ast.expr) -> bool:
     )
 
 
-def drop_mask(src: SourceText) -> Iterator[Edit]:
-    """``df[mask]`` → ``df``: a whole row filter dropped (``mask`` may be a name assigned one)."""
-    names = {
+def _mask_names(src: SourceText) -> set[str]:
+    """Names assigned a mask (``evening = (hour >= 18) & (hour < 22)``)."""
+    return {
         target.id
         for node in src.nodes(ast.Assign)
         if isinstance(node, ast.Assign) and _is_mask(node.value)
         for target in node.targets
         if isinstance(target, ast.Name)
     }
+
+
+def drop_mask(src: SourceText) -> Iterator[Edit]:
+    """``df[mask]`` → ``df``: a whole row filter dropped (``mask`` may be a name assigned one)."""
+    names = _mask_names(src)
     for node in src.nodes(ast.Subscript):
         assert isinstance(node, ast.Subscript)
         named = isinstance(node.slice, ast.Name) and node.slice.id in names
@@ -276,6 +468,58 @@ def round_digits(src: SourceText) -> Iterator[Edit]:
             )
 
 
+def round_to_int(src: SourceText) -> Iterator[Edit]:
+    """Rounded or truncated to a whole number: ``round(x, n)`` → ``round(x)``, ``float(x)`` →
+    ``int(x)``."""
+    for call in walk_calls(src, ["round", "float"]):
+        assert isinstance(call.func, ast.Name)
+        line = _line(src, call)
+        if call.func.id == "round" and len(call.args) == 2 and not call.keywords:
+            start, end = src.span(call.args[0])[1], src.span(call.args[1])[1]
+            yield Edit(
+                f"line {line}: rounded to a whole number instead of "
+                f"{src.segment(call.args[1])} decimals",
+                src.replace(start, end, ""),
+                line,
+            )
+        elif call.func.id == "float" and len(call.args) == 1 and not call.keywords:
+            if isinstance(call.args[0], ast.Constant):
+                continue
+            yield Edit(
+                f"line {line}: `float(...)` → `int(...)` (truncated)",
+                src.replace_node(call.func, "int"),
+                line,
+            )
+
+
+_TIME_UNITS = {"days": "total_seconds()", "total_seconds": "days"}
+
+
+def time_unit(src: SourceText) -> Iterator[Edit]:
+    """A duration in the wrong unit: ``.dt.days`` ↔ ``.dt.total_seconds()``."""
+    for node in src.nodes(ast.Attribute):
+        assert isinstance(node, ast.Attribute)
+        value = node.value
+        if not (isinstance(value, ast.Attribute) and value.attr == "dt"):
+            continue
+        if node.attr == "days":
+            span = src.name_token(node)
+        elif node.attr == "total_seconds":
+            call = src.parents.get(node)
+            if not (isinstance(call, ast.Call) and call.func is node and not call.args):
+                continue
+            span = (src.name_token(node)[0], src.span(call)[1])
+        else:
+            continue
+        new = _TIME_UNITS[node.attr]
+        line = _line(src, node)
+        yield Edit(
+            f"line {line}: `.dt.{src.text[span[0] : span[1]]}` → `.dt.{new}`",
+            src.replace(span[0], span[1], new),
+            line,
+        )
+
+
 def _unit_factor(src: SourceText, node: ast.BinOp) -> tuple[ast.expr, ast.expr] | None:
     """(factor, other operand) of ``x / 60``, ``100 * x``, ...; None for anything else."""
     if not isinstance(node.op, ast.Div | ast.Mult | ast.FloorDiv):
@@ -354,12 +598,19 @@ DATA_OPERATORS: tuple[Operator, ...] = (
     Operator("remove-drop-duplicates", "wrong-filter", remove_drop_duplicates),
     Operator("remove-dropna", "wrong-filter", remove_dropna),
     Operator("dropna-to-fillna", "wrong-filter", dropna_to_fillna),
+    Operator("invert-comparison", "wrong-filter", invert_comparison),
+    Operator("mask-and-or", "wrong-filter", mask_and_or),
+    Operator("invert-mask", "wrong-filter", invert_mask),
+    Operator("wrong-column", "wrong-filter", wrong_column),
     Operator("swap-aggregate", "wrong-aggregation", swap_aggregate),
     Operator("drop-groupby-key", "wrong-aggregation", drop_groupby_key),
     Operator("ungrouped-aggregate", "wrong-aggregation", ungrouped_aggregate),
+    Operator("wrong-group-key", "wrong-aggregation", wrong_group_key),
     Operator("round-digits", "rounding-unit", round_digits),
     Operator("remove-unit-factor", "rounding-unit", remove_unit_factor),
     Operator("swap-unit-factor", "rounding-unit", swap_unit_factor),
     Operator("floor-division", "rounding-unit", floor_division),
+    Operator("round-to-int", "rounding-unit", round_to_int),
+    Operator("time-unit", "rounding-unit", time_unit),
 )
 """The data-script operators, in the order their mutants are listed (and deduplicated)."""

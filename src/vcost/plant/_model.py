@@ -158,6 +158,29 @@ class PlantReport:
                     }
         return out
 
+    def coverage_summary(self) -> dict[str, dict[str, int]]:
+        """Per error type, over the tasks of its kind: ``both`` (tasks with an obvious and a
+        subtle candidate), ``obvious`` and ``subtle`` (tasks with one of that level),
+        ``admitted`` (tasks some operator of the type applies to: only the others "do not
+        admit one") and ``tasks`` (all tasks of the kind)."""
+        coverage = self.coverage()
+        kinds = {t.task_id: t.kind for t in self.tasks}
+        out: dict[str, dict[str, int]] = {}
+        for kind, types in (("code", CODE_ERROR_TYPES), ("data", DATA_ERROR_TYPES)):
+            ids = [task_id for task_id, k in kinds.items() if k == kind]
+            if not ids:
+                continue
+            for error_type in types:
+                marks = [coverage[task_id][error_type] for task_id in ids]
+                out[error_type] = {
+                    "both": sum(bool(m["obvious"] and m["subtle"]) for m in marks),
+                    "obvious": sum(bool(m["obvious"]) for m in marks),
+                    "subtle": sum(bool(m["subtle"]) for m in marks),
+                    "admitted": sum(m["obvious"] is not None for m in marks),
+                    "tasks": len(ids),
+                }
+        return out
+
     def reasons(self) -> dict[str, int]:
         """How many candidates each discard rule removed (the reason's rule name)."""
         return dict(
@@ -179,6 +202,7 @@ class PlantReport:
             "counts": self.counts(),
             "totals": self.totals(),
             "coverage": self.coverage(),
+            "coverage_summary": self.coverage_summary(),
             "discard_reasons": self.reasons(),
             "seconds": round(self.seconds, 3),
             "notes": list(self.notes),
