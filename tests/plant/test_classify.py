@@ -14,8 +14,7 @@ import pytest
 from _plant_support import DATA_REFERENCE, SCORE_REFERENCE
 
 from vcost.grading import CodeGrade, TestOutcome
-from vcost.plant import Mutant, classify, plant, prepare
-from vcost.plant._classify import _levels, found_test_tag
+from vcost.plant import Mutant, classify, code_level, found_test_tag, plant, prepare
 from vcost.sandbox import Sandbox
 from vcost.tasks import CodeTask, DataTask, load_task
 
@@ -233,11 +232,11 @@ def test_only_written_tests_are_the_empty_input() -> None:
         outcomes=outcomes,
         ground_truth="incorrect",
     )
-    level, reason, _ = _levels(grade, tests)
+    level, reason, _ = code_level(grade, tests)
     assert (level, reason.split(",")[0]) == ("obvious", "obvious: fails the empty input")
-    level, _, _ = _levels(grade, tests, written=2)  # the third test was found, not written
+    level, _, _ = code_level(grade, tests, written=2)  # the third test was found, not written
     assert level == "subtle"
     # an edge:empty test whose input is not empty ("nothing left once filtered") is no
     # trivial case either
     tests[2] = {"args": [[-1]], "expected": 0, "tags": ["edge:empty"]}
-    assert _levels(grade, tests)[0] == "subtle"
+    assert code_level(grade, tests)[0] == "subtle"

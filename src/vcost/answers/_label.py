@@ -22,8 +22,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from vcost.grading import grade_code, round_answer
-from vcost.plant import Mutant, TaskContext, classify, prepare
-from vcost.plant._classify import _levels
+from vcost.plant import Mutant, TaskContext, classify, code_level, prepare
 from vcost.sandbox import Sandbox
 from vcost.tasks import CodeTask, DataTask, Task
 
@@ -104,7 +103,7 @@ class Labeller:
         tags = tuple(sorted({t for tags in failing for t in tags}))
         if not failing:
             return Label("correct", passed, len(hidden), (), "passes every hidden test")
-        level, reason, _ = _levels(grade, ctx.tests)
+        level, reason, _ = code_level(grade, ctx.tests)
         kind = "no-code" if not code.strip() else _code_type(failing)
         return Label(
             "incorrect", passed, len(hidden), tags, reason, kind, _natural_level(level, reason)

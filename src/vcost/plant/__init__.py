@@ -17,7 +17,7 @@ right number). docs/planted-errors.md has the operators and the classification r
     report.counts()["m-overtime-pay"]["boundary"]       # {"obvious": 9, "subtle": 4, ...}
 """
 
-from vcost.plant._classify import TaskContext, classify, found_test_tag, prepare
+from vcost.plant._classify import TaskContext, classify, code_level, found_test_tag, prepare
 from vcost.plant._distinguish import (
     Difference,
     DifferentialSearch,
@@ -54,6 +54,7 @@ __all__ = [
     "TaskSummary",
     "add_found_tests",
     "classify",
+    "code_level",
     "distinguish",
     "found_test_tag",
     "generate_inputs",

@@ -56,7 +56,7 @@ from vcost.plant._model import Candidate, Level, Mutant
 from vcost.sandbox import Sandbox
 from vcost.tasks import CHECKLIST, CodeTask, DataTask, Task, TestCase, parse_examples
 
-__all__ = ["TaskContext", "classify", "found_test_tag", "is_empty_input", "prepare"]
+__all__ = ["TaskContext", "classify", "code_level", "found_test_tag", "is_empty_input", "prepare"]
 
 EXAMPLE_TAG = "example"
 EMPTY_TAG = "edge:empty"
@@ -207,10 +207,11 @@ def _label(i: int, tests: list[dict[str, Any]]) -> str:
     return f"hidden test {i - examples}"
 
 
-def _levels(
+def code_level(
     grade: CodeGrade, tests: list[dict[str, Any]], *, written: int | None = None
 ) -> tuple[Level, str, tuple[str, ...]]:
-    """Rules 2 and 4-7 on one grade: (level, reason, failed tags).
+    """Rules 2 and 4-7 on one grade of ``tests`` (worked examples first, tagged ``example``):
+    (level, reason, failed tags). Also labels natural errors (:mod:`vcost.answers`).
 
     Rule 4 (obvious) is checked before rules 5 and 7, so a subtle or between-levels mutant
     passes the worked examples and the empty input. Only the first ``written`` tests (the
@@ -322,7 +323,7 @@ def _classify_code(
 
     result = grade(ctx.tests, ctx.limits)
     target = _target(task, mutant, result)
-    level, reason, failed = _levels(result, ctx.tests)
+    level, reason, failed = code_level(result, ctx.tests)
     if level != "discarded" or reason.startswith("between-levels"):
         checked = _check_target(task, mutant, target)
         if checked is not None:
@@ -342,7 +343,7 @@ def _classify_code(
     test = _found_test(task, target, found)
     tests = [*ctx.tests, test.to_json()]
     again = grade(tests, [*ctx.limits, CEILING_SECONDS])
-    level, reason, failed = _levels(again, tests, written=len(ctx.tests))
+    level, reason, failed = code_level(again, tests, written=len(ctx.tests))
     if level == "equivalent":
         return _candidate(
             task,
