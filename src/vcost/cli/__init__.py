@@ -23,6 +23,7 @@ from vcost.cli.indicators_cmd import indicators
 from vcost.cli.judge_cmd import judge_group
 from vcost.cli.models_cmd import models
 from vcost.cli.plant_cmd import plant
+from vcost.cli.serve_cmd import serve
 from vcost.cli.spec_cmd import spec
 from vcost.cli.stats_cmd import stats
 from vcost.cli.tasks_cmd import tasks
@@ -64,6 +65,7 @@ cli.add_command(answers)
 cli.add_command(judge_group)
 cli.add_command(analyse)
 cli.add_command(allocate_group)
+cli.add_command(serve)
 
 
 def main() -> None:

@@ -261,9 +261,126 @@ def _m0002_assignment_allocation(conn: Connection) -> None:
     conn.exec_driver_sql("CREATE INDEX ix_assignments_allocation_id ON assignments (allocation_id)")
 
 
+def _m0003_harness(conn: Connection) -> None:
+    """Version 3: the web harness's own state (vcost.harness), next to the trace tables.
+
+    ``harness_participants`` (who holds which unguessable token, hashed; entry, mode, stage),
+    ``harness_sessions`` (server start and hard stop of each session), ``harness_items`` (one
+    row per assignment met: server start, deadline, end, the pending verdict or submission, the
+    draft), ``harness_moves`` (pairs moved or halves dropped at a session hard stop),
+    ``harness_events`` (every activity event as received, ids idempotent; copied into
+    ``events`` once its episode is written), ``harness_batches`` (event batches received),
+    ``harness_responses`` (consent, screening, questionnaires, debrief) and
+    ``harness_settings`` (the signing secret shared by the web workers). Only
+    ``harness_events`` and ``harness_batches`` are append-only by use; the state rows change as
+    a participant moves on. Episodes, events and realism ratings go to the trace tables.
+    """
+    md = sa.MetaData(naming_convention=NAMING)
+    ts = sa.DateTime(timezone=True)
+    js = sa.JSON(none_as_null=True)
+    seq = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
+
+    def table(name: str, *columns: SchemaItem) -> None:
+        sa.Table(
+            name,
+            md,
+            sa.Column("seq", seq, primary_key=True, autoincrement=True),
+            *columns,
+            sa.Column("created_at", ts, nullable=False),
+        )
+
+    table(
+        "harness_participants",
+        sa.Column("participant_id", sa.Text, nullable=False, unique=True),
+        sa.Column("token_hash", sa.Text, nullable=False, unique=True),
+        sa.Column("plays_as", sa.Text, nullable=False, index=True),
+        sa.Column("entry", sa.Text, nullable=False),
+        sa.Column("mode", sa.Text, nullable=False),
+        sa.Column("external", js),
+        sa.Column("stage", sa.Text, nullable=False),
+        sa.Column("session_index", sa.Integer),
+        sa.Column("screening_score", sa.Double),
+        sa.Column("updated_at", ts, nullable=False),
+    )
+    table(
+        "harness_sessions",
+        sa.Column("session_key", sa.Text, nullable=False, unique=True),
+        sa.Column("participant_id", sa.Text, nullable=False, index=True),
+        sa.Column("session_index", sa.Integer, nullable=False),
+        sa.Column("started_at", ts, nullable=False),
+        sa.Column("stop_at", ts, nullable=False),
+        sa.Column("ended_at", ts),
+        sa.Column("end_reason", sa.Text),
+    )
+    table(
+        "harness_items",
+        sa.Column("item_id", sa.Text, nullable=False, unique=True),
+        sa.Column("participant_id", sa.Text, nullable=False, index=True),
+        sa.Column("assignment_id", sa.Text, nullable=False),
+        sa.Column("session_index", sa.Integer, nullable=False),
+        sa.Column("block", sa.Text, nullable=False),
+        sa.Column("task_id", sa.Text, nullable=False),
+        sa.Column("answer_id", sa.Text),
+        sa.Column("budget_minutes", sa.Double, nullable=False),
+        sa.Column("started_at", ts, nullable=False),
+        sa.Column("deadline_at", ts, nullable=False),
+        sa.Column("ended_at", ts),
+        sa.Column("termination", sa.Text),
+        sa.Column("verdict", sa.Text),
+        sa.Column("confidence", sa.Double),
+        sa.Column("reason", sa.Text),
+        sa.Column("draft", sa.Text),
+        sa.Column("tests", sa.Text),
+        sa.Column("submitted", sa.Text),
+        sa.Column("passed", sa.Boolean),
+        sa.Column("episode_id", sa.Text),
+    )
+    table(
+        "harness_moves",
+        sa.Column("move_id", sa.Text, nullable=False, unique=True),
+        sa.Column("participant_id", sa.Text, nullable=False, index=True),
+        sa.Column("assignment_id", sa.Text, nullable=False),
+        sa.Column("from_session", sa.Integer, nullable=False),
+        sa.Column("to_session", sa.Integer),
+        sa.Column("at", ts, nullable=False),
+    )
+    table(
+        "harness_events",
+        sa.Column("event_id", sa.Text, nullable=False, unique=True),
+        sa.Column("participant_id", sa.Text, nullable=False, index=True),
+        sa.Column("item_id", sa.Text, index=True),
+        sa.Column("batch_id", sa.Text),
+        sa.Column("at", ts, nullable=False),
+        sa.Column("offset_ms", sa.BigInteger),
+        sa.Column("kind", sa.Text, nullable=False),
+        sa.Column("payload", js),
+    )
+    table(
+        "harness_batches",
+        sa.Column("batch_id", sa.Text, nullable=False, unique=True),
+        sa.Column("participant_id", sa.Text, nullable=False, index=True),
+        sa.Column("events", sa.Integer, nullable=False),
+    )
+    table(
+        "harness_responses",
+        sa.Column("response_id", sa.Text, nullable=False, unique=True),
+        sa.Column("participant_id", sa.Text, nullable=False, index=True),
+        sa.Column("session_index", sa.Integer),
+        sa.Column("kind", sa.Text, nullable=False),
+        sa.Column("value", js),
+    )
+    table(
+        "harness_settings",
+        sa.Column("key", sa.Text, nullable=False, unique=True),
+        sa.Column("value", sa.Text, nullable=False),
+    )
+    md.create_all(conn)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial schema", _m0001_initial),
     Migration(2, "assignment allocation columns", _m0002_assignment_allocation),
+    Migration(3, "web harness state", _m0003_harness),
 )
 """Every migration, in order; append only."""
 

@@ -12,15 +12,27 @@ row was produced under (not a foreign key: imported traces may come from elsewhe
 
 from __future__ import annotations
 
+from typing import Any
+
 import sqlalchemy as sa
 
 __all__ = [
+    "HARNESS_TABLES",
     "TRACE_TABLES",
     "answers",
     "assignments",
     "deviations",
     "episodes",
     "events",
+    "harness_batches",
+    "harness_events",
+    "harness_items",
+    "harness_metadata",
+    "harness_moves",
+    "harness_participants",
+    "harness_responses",
+    "harness_sessions",
+    "harness_settings",
     "metadata",
     "ratings",
     "schema_version",
@@ -213,3 +225,114 @@ TRACE_TABLES = {
     "events": events,
 }
 """The store tables that hold the four trace tables, keyed by trace table name."""
+
+
+# --------------------------------------------------------------------------------------------
+# The web harness's state (migration 3, vcost.harness). A metadata of its own: these tables are
+# the harness's working state, not study rows, so ``Store.counts`` and the trace tests leave them
+# out; tests/harness compares them with the migrated database.
+
+harness_metadata = sa.MetaData(naming_convention=NAMING)
+
+
+def _harness_table(name: str, *columns: sa.Column[Any]) -> sa.Table:
+    return sa.Table(name, harness_metadata, _seq(), *columns, _created())
+
+
+harness_participants = _harness_table(
+    "harness_participants",
+    sa.Column("participant_id", sa.Text, nullable=False, unique=True),
+    sa.Column("token_hash", sa.Text, nullable=False, unique=True),
+    sa.Column("plays_as", sa.Text, nullable=False, index=True),
+    sa.Column("entry", sa.Text, nullable=False),
+    sa.Column("mode", sa.Text, nullable=False),
+    sa.Column("external", Json),
+    sa.Column("stage", sa.Text, nullable=False),
+    sa.Column("session_index", sa.Integer),
+    sa.Column("screening_score", sa.Double),
+    sa.Column("updated_at", Timestamp, nullable=False),
+)
+"""One row per person in the harness: ``plays_as`` is the allocation participant whose
+assignments they meet (themselves, or the slot a test/walkthrough login borrows)."""
+
+harness_sessions = _harness_table(
+    "harness_sessions",
+    sa.Column("session_key", sa.Text, nullable=False, unique=True),
+    sa.Column("participant_id", sa.Text, nullable=False, index=True),
+    sa.Column("session_index", sa.Integer, nullable=False),
+    sa.Column("started_at", Timestamp, nullable=False),
+    sa.Column("stop_at", Timestamp, nullable=False),
+    sa.Column("ended_at", Timestamp),
+    sa.Column("end_reason", sa.Text),
+)
+
+harness_items = _harness_table(
+    "harness_items",
+    sa.Column("item_id", sa.Text, nullable=False, unique=True),
+    sa.Column("participant_id", sa.Text, nullable=False, index=True),
+    sa.Column("assignment_id", sa.Text, nullable=False),
+    sa.Column("session_index", sa.Integer, nullable=False),
+    sa.Column("block", sa.Text, nullable=False),
+    sa.Column("task_id", sa.Text, nullable=False),
+    sa.Column("answer_id", sa.Text),
+    sa.Column("budget_minutes", sa.Double, nullable=False),
+    sa.Column("started_at", Timestamp, nullable=False),
+    sa.Column("deadline_at", Timestamp, nullable=False),
+    sa.Column("ended_at", Timestamp),
+    sa.Column("termination", sa.Text),
+    sa.Column("verdict", sa.Text),
+    sa.Column("confidence", sa.Double),
+    sa.Column("reason", sa.Text),
+    sa.Column("draft", sa.Text),
+    sa.Column("tests", sa.Text),
+    sa.Column("submitted", sa.Text),
+    sa.Column("passed", sa.Boolean),
+    sa.Column("episode_id", sa.Text),
+)
+
+harness_moves = _harness_table(
+    "harness_moves",
+    sa.Column("move_id", sa.Text, nullable=False, unique=True),
+    sa.Column("participant_id", sa.Text, nullable=False, index=True),
+    sa.Column("assignment_id", sa.Text, nullable=False),
+    sa.Column("from_session", sa.Integer, nullable=False),
+    sa.Column("to_session", sa.Integer),
+    sa.Column("at", Timestamp, nullable=False),
+)
+
+harness_events = _harness_table(
+    "harness_events",
+    sa.Column("event_id", sa.Text, nullable=False, unique=True),
+    sa.Column("participant_id", sa.Text, nullable=False, index=True),
+    sa.Column("item_id", sa.Text, index=True),
+    sa.Column("batch_id", sa.Text),
+    sa.Column("at", Timestamp, nullable=False),
+    sa.Column("offset_ms", sa.BigInteger),
+    sa.Column("kind", sa.Text, nullable=False),
+    sa.Column("payload", Json),
+)
+
+harness_batches = _harness_table(
+    "harness_batches",
+    sa.Column("batch_id", sa.Text, nullable=False, unique=True),
+    sa.Column("participant_id", sa.Text, nullable=False, index=True),
+    sa.Column("events", sa.Integer, nullable=False),
+)
+
+harness_responses = _harness_table(
+    "harness_responses",
+    sa.Column("response_id", sa.Text, nullable=False, unique=True),
+    sa.Column("participant_id", sa.Text, nullable=False, index=True),
+    sa.Column("session_index", sa.Integer),
+    sa.Column("kind", sa.Text, nullable=False),
+    sa.Column("value", Json),
+)
+
+harness_settings = _harness_table(
+    "harness_settings",
+    sa.Column("key", sa.Text, nullable=False, unique=True),
+    sa.Column("value", sa.Text, nullable=False),
+)
+
+HARNESS_TABLES = {t.name: t for t in harness_metadata.sorted_tables}
+"""The harness's state tables (migration 3), keyed by name."""

@@ -1,0 +1,152 @@
+"""`vcost serve`: the participant side of the web harness (docs/harness.md).
+
+::
+
+    vcost serve study/                       # study/vcost.db, http://127.0.0.1:8000
+    vcost serve study/ --db postgresql+psycopg://.../study --workers 4 --host 0.0.0.0
+    vcost serve --demo                       # writes a demo study to ./vcost-demo and serves it
+    vcost serve study/ --test-link           # a walkthrough login (its data is excluded)
+    vcost serve study/ --reissue P02 --no-run  # a new link for P02 (the old one stops working)
+
+New invitation links are printed once and appended to STUDY_DIR/invitations.csv (mode 0600):
+the store keeps only their hashes.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+from pathlib import Path
+
+import click
+
+from vcost.errors import InputError
+
+__all__ = ["serve"]
+
+
+def _links(folder: Path, rows: list[tuple[str, str]]) -> None:
+    path = folder / "invitations.csv"
+    new = not path.exists()
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    with os.fdopen(fd, "a", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        if new:
+            writer.writerow(["participant", "link"])
+        writer.writerows(rows)
+
+
+@click.command("serve")
+@click.argument(
+    "study_dir",
+    required=False,
+    type=click.Path(file_okay=False, path_type=Path),
+    metavar="STUDY_DIR",
+)
+@click.option(
+    "--db",
+    "url",
+    metavar="URL",
+    help="Store URL (default: $VCOST_DATABASE_URL, else STUDY_DIR/vcost.db).",
+)
+@click.option("--host", default="127.0.0.1", show_default=True, help="Interface to listen on.")
+@click.option("--port", default=8000, show_default=True, type=int, help="Port to listen on.")
+@click.option(
+    "--workers",
+    default=1,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Web worker processes (use PostgreSQL for more than one).",
+)
+@click.option("--base-url", help="The public address for printed links (default http://HOST:PORT).")
+@click.option(
+    "--demo", is_flag=True, help="Write a demo study (24 bundled code tasks) and serve it."
+)
+@click.option(
+    "--demo-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("vcost-demo"),
+    show_default=True,
+    help="Where --demo writes its study.",
+)
+@click.option(
+    "--test-link", is_flag=True, help="Also print a walkthrough/test login (data excluded)."
+)
+@click.option(
+    "--reissue",
+    multiple=True,
+    metavar="PARTICIPANT",
+    help="Issue a new invitation link (the old one stops working); repeatable.",
+)
+@click.option("--no-run", is_flag=True, help="Prepare the store and print links, then exit.")
+def serve(
+    study_dir: Path | None,
+    url: str | None,
+    host: str,
+    port: int,
+    workers: int,
+    base_url: str | None,
+    demo: bool,
+    demo_dir: Path,
+    test_link: bool,
+    reissue: tuple[str, ...],
+    no_run: bool,
+) -> None:
+    """Serve a study's timed do/check sessions to its participants."""
+    from vcost.harness import crowd_url, invitation_url, make_demo_study, open_study
+    from vcost.harness._serve import STUDY_ENV, default_url
+
+    if demo:
+        if not (demo_dir / "allocation").is_dir():
+            click.echo(
+                f"writing a demo study to {demo_dir} (grading planted errors in the sandbox)"
+            )
+            make_demo_study(demo_dir)
+        study_dir = demo_dir
+    if study_dir is None:
+        raise InputError("give a STUDY_DIR, or --demo", hint="see docs/harness.md")
+    store_url = url or default_url(study_dir)
+    harness = open_study(study_dir, store_url)
+    base = base_url or f"http://{host}:{port}"
+    try:
+        rows: list[tuple[str, str]] = []
+        for person in harness.material.participants:
+            token = harness.invite(person, reissue=person in reissue)
+            if token is not None:
+                rows.append((person, invitation_url(base, token)))
+        unknown = sorted(set(reissue) - set(harness.material.participants))
+        if unknown:
+            raise InputError(f"not on the panel: {', '.join(unknown)}", field="reissue")
+        if test_link:
+            pid, token = harness.test_login()
+            rows.append((pid, invitation_url(base, token)))
+        if rows:
+            _links(study_dir, rows)
+            click.echo("new links (also appended to invitations.csv; the store keeps only hashes):")
+            for person, link in rows:
+                click.echo(f"  {person:<14} {link}")
+        else:
+            click.echo(f"every participant has a link (see {study_dir / 'invitations.csv'})")
+        if harness.material.settings.crowd_entry:
+            click.echo("crowd entry: " + crowd_url(base, {
+                "PROLIFIC_PID": "{{%PROLIFIC_PID%}}",
+                "STUDY_ID": "{{%STUDY_ID%}}",
+                "SESSION_ID": "{{%SESSION_ID%}}",
+            }))  # fmt: skip
+    finally:
+        harness.store.close()
+    if no_run:
+        return
+    import uvicorn
+
+    os.environ[STUDY_ENV] = str(study_dir.resolve())
+    os.environ["VCOST_DATABASE_URL"] = store_url
+    click.echo(f"serving {study_dir} at {base} (store {store_url.split('@')[-1]}); Ctrl-C stops")
+    uvicorn.run(
+        "vcost.harness:app_from_env",
+        factory=True,
+        host=host,
+        port=port,
+        workers=workers,
+        log_level="warning",
+    )

@@ -1,0 +1,45 @@
+"""The web harness: timed do/check sessions for people (``vcost serve``).
+
+::
+
+    material = StudyMaterial.load("study/")          # spec, bank, selection, allocation
+    with Store.open(url) as store:
+        harness = Harness(store, material)
+        prepare_store(harness)                       # assignments, tasks, answers, verifiers
+        token = harness.invite("P01")                # an unguessable invitation link
+        app = create_app(harness)                    # ASGI: run with uvicorn
+
+Modules: ``_study`` (the study folder, read-only material), ``_state`` (participants,
+sessions, items, events and the episodes they become, in the store), ``_runs`` (Run and
+grading in the sandbox), ``_app`` (routes, pages, security), ``_demo`` (a demo study folder).
+The design, the rules and what is left: docs/harness.md.
+"""
+
+from __future__ import annotations
+
+from vcost.harness._app import COOKIE, create_app, crowd_url, expire_due, invitation_url
+from vcost.harness._demo import demo_answers, make_demo_study
+from vcost.harness._serve import app_from_env, open_study, prepare_store
+from vcost.harness._state import ClientEvent, Harness, Item, Participant, Step, hash_token
+from vcost.harness._study import HarnessSettings, StudyMaterial
+
+__all__ = [
+    "COOKIE",
+    "ClientEvent",
+    "Harness",
+    "HarnessSettings",
+    "Item",
+    "Participant",
+    "Step",
+    "StudyMaterial",
+    "app_from_env",
+    "create_app",
+    "crowd_url",
+    "demo_answers",
+    "expire_due",
+    "hash_token",
+    "invitation_url",
+    "make_demo_study",
+    "open_study",
+    "prepare_store",
+]

@@ -1,0 +1,834 @@
+"""The participant side of the harness: a Starlette app (routes, pages, the JSON endpoints).
+
+Pages are server-rendered (Jinja2); one small script (static/harness.js) adds the code editor
+(CodeMirror 6, vendored with its licence under static/vendor/), the countdown, Run, autosave
+and the activity log. Every page is derived from the participant's state on the server
+(:meth:`Harness.step`): a reload, a lost connection or a second tab lands on the same task with
+the budget the server's clock leaves.
+
+Security (docs/harness.md): a participant is known only by an unguessable token (an invitation
+link, or a crowd entry that mints one) held in an HttpOnly cookie; the store keeps its hash.
+Every POST carries a CSRF token (an HMAC of the login token under the study's secret). Bodies
+are size-limited; Run is rate-limited per participant on the store's clock, so the limit holds
+across web workers. Hidden tests, references and ground truth are never rendered.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import re
+import secrets
+import threading
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, MutableMapping
+from contextlib import asynccontextmanager
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+from markdown_it import MarkdownIt
+from starlette.applications import Starlette
+from starlette.datastructures import FormData
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.templating import Jinja2Templates
+
+from vcost.harness._runs import (
+    RUN_LIMITS,
+    grade_submission,
+    run_answer,
+    run_code,
+    run_data,
+    screening_score,
+)
+from vcost.harness._state import (
+    ClientEvent,
+    Harness,
+    HarnessAccessError,
+    Item,
+    Participant,
+    Step,
+    hash_token,
+)
+from vcost.harness._study import data_preview, worked_examples
+from vcost.sandbox import Sandbox
+from vcost.tasks import CodeTask, DataTask
+
+__all__ = ["COOKIE", "create_app"]
+
+COOKIE = "vcost_login"
+HERE = Path(__file__).resolve().parent
+MAX_CODE = 64_000
+MAX_REASON = 300
+MAX_TEXT = 2_000
+MAX_EVENTS = 500
+EVENT_KINDS = frozenset(
+    {"keys", "mouse", "scroll", "paste", "focus", "blur", "hidden", "visible", "idle", "load"}
+)
+_ID = re.compile(r"^[A-Za-z0-9_.:-]{1,80}$")
+_PAGES = {
+    "consent": "/consent",
+    "screening": "/screening",
+    "session_start": "/session",
+    "item": "/task",
+    "questionnaire": "/questionnaire",
+    "realism": "/realism",
+    "debrief": "/debrief",
+    "done": "/done",
+    "withdrawn": "/withdrawn",
+    "screened_out": "/screened-out",
+}
+
+_markdown = MarkdownIt("commonmark", {"html": False}).enable("table")
+
+
+# --------------------------------------------------------------------------------------------
+# Size limit (pure ASGI, so it also covers bodies sent without a Content-Length)
+
+
+class BodyLimit:
+    """Answer 413 to any request body larger than ``limit`` bytes."""
+
+    def __init__(self, app: Callable[..., Awaitable[None]], limit: int) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(
+        self,
+        scope: MutableMapping[str, Any],
+        receive: Callable[[], Awaitable[MutableMapping[str, Any]]],
+        send: Callable[[MutableMapping[str, Any]], Awaitable[None]],
+    ) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        for name, value in scope.get("headers", []):
+            if name == b"content-length" and value.isdigit() and int(value) > self.limit:
+                await JSONResponse({"error": "request too large"}, status_code=413)(
+                    scope, receive, send
+                )
+                return
+        seen = 0
+
+        async def limited() -> MutableMapping[str, Any]:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.limit:
+                    raise HTTPException(413, "request too large")
+            return message
+
+        await self.app(scope, limited, send)
+
+
+# --------------------------------------------------------------------------------------------
+# Helpers
+
+
+def _csrf(secret: bytes, token: str) -> str:
+    return hmac.new(secret, b"csrf:" + hash_token(token).encode(), hashlib.sha256).hexdigest()
+
+
+def _signature(spec_text: str, entry_point: str) -> str:
+    """A starter for the editor: the signature line from the spec, with an empty body."""
+    for line in spec_text.splitlines():
+        if line.startswith(f"def {entry_point}("):
+            return f"{line}\n    pass\n"
+    return f"def {entry_point}():\n    pass\n"
+
+
+DATA_STARTER = "import pandas as pd\n\ndf = pd.read_csv('data.csv')\n\nanswer = None\n"
+CHECK_TESTS = "# Call the answer on your own inputs, e.g.\n# print({call})\n"
+
+
+class _Ctx:
+    """The app's shared objects."""
+
+    def __init__(self, harness: Harness, sandbox: Sandbox | None) -> None:
+        self.harness = harness
+        self._sandbox = sandbox
+        self.secret = harness.secret()
+        self.templates = Jinja2Templates(directory=str(HERE / "templates"))
+        self.templates.env.filters["markdown"] = _markdown.render
+        self.stop = threading.Event()
+
+    @property
+    def sandbox(self) -> Sandbox:
+        if self._sandbox is None:
+            self._sandbox = Sandbox("auto", limits=RUN_LIMITS)
+        return self._sandbox
+
+
+def _ctx(request: Request) -> _Ctx:
+    ctx: _Ctx = request.app.state.ctx
+    return ctx
+
+
+def _login(request: Request) -> tuple[Participant, str]:
+    token = request.cookies.get(COOKIE, "")
+    p = _ctx(request).harness.participant(token) if token else None
+    if p is None:
+        raise HTTPException(401, "You are not logged in: open your invitation link again.")
+    return p, token
+
+
+def _check_csrf(request: Request, token: str, value: Any) -> None:
+    expected = _csrf(_ctx(request).secret, token)
+    if not isinstance(value, str) or not hmac.compare_digest(value, expected):
+        raise HTTPException(403, "The form was out of date or not from this site: reload the page.")
+
+
+async def _form(request: Request, token: str) -> FormData:
+    form = await request.form(max_files=0, max_fields=50, max_part_size=MAX_CODE * 2)
+    _check_csrf(request, token, form.get("csrf"))
+    return form
+
+
+async def _json(request: Request, token: str) -> dict[str, Any]:
+    try:
+        body = json.loads(await request.body())
+    except (ValueError, UnicodeDecodeError):
+        raise HTTPException(400, "not JSON") from None
+    if not isinstance(body, dict):
+        raise HTTPException(400, "not a JSON object")
+    _check_csrf(request, token, body.get("csrf"))
+    return body
+
+
+def _text(value: Any, limit: int, name: str) -> str:
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise HTTPException(400, f"{name} must be text")
+    if len(value) > limit:
+        raise HTTPException(413, f"{name} is longer than {limit} characters")
+    return value
+
+
+def _go(step_page: str) -> RedirectResponse:
+    return RedirectResponse(_PAGES.get(step_page, "/"), status_code=303)
+
+
+def _render(
+    request: Request, name: str, p: Participant | None, token: str | None, **context: Any
+) -> HTMLResponse:
+    ctx = _ctx(request)
+    response = ctx.templates.TemplateResponse(
+        request,
+        name,
+        {
+            "title": ctx.harness.material.settings.title,
+            "participant": p,
+            "csrf": _csrf(ctx.secret, token) if token else "",
+            "test_mode": p is not None and p.test,
+            **context,
+        },
+    )
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def _expect(request: Request, p: Participant, page: str) -> Step | RedirectResponse:
+    expire_due(_ctx(request), p.participant_id)
+    step = _ctx(request).harness.step(p)
+    if step.page != page:
+        return _go(step.page)
+    return step
+
+
+def _crowd_url(p: Participant, url: str | None) -> str | None:
+    return url if url and p.entry == "crowd" else None
+
+
+# --------------------------------------------------------------------------------------------
+# Entry
+
+
+def home(request: Request) -> Response:
+    p, _ = _login(request)
+    expire_due(_ctx(request), p.participant_id)
+    return _go(_ctx(request).harness.step(p).page)
+
+
+def _enter(token: str) -> RedirectResponse:
+    response = RedirectResponse("/", status_code=303)
+    response.set_cookie(COOKIE, token, httponly=True, samesite="lax", max_age=60 * 60 * 24 * 60)
+    return response
+
+
+def invitation(request: Request) -> Response:
+    token = str(request.path_params["token"])
+    if _ctx(request).harness.participant(token) is None:
+        raise HTTPException(404, "This link is not valid.")
+    return _enter(token)
+
+
+def crowd_entry(request: Request) -> Response:
+    ctx = _ctx(request)
+    if not ctx.harness.material.settings.crowd_entry:
+        raise HTTPException(404, "Not found.")
+    params = request.query_params
+    external = {k: params.get(k, "") for k in ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID")}
+    if not external["PROLIFIC_PID"] or any(
+        len(v) > 100 or not re.fullmatch(r"[A-Za-z0-9_-]*", v) for v in external.values()
+    ):
+        raise HTTPException(400, "This link is missing its PROLIFIC_PID, STUDY_ID, SESSION_ID.")
+    token = ctx.harness.enter_crowd(external)
+    if token is None:
+        return _render(request, "final.html", None, None, kind="full",
+                       url=ctx.harness.material.settings.return_url)  # fmt: skip
+    return _enter(token)
+
+
+# --------------------------------------------------------------------------------------------
+# Consent, screening
+
+
+async def consent(request: Request) -> Response:
+    p, token = _login(request)
+    ctx = _ctx(request)
+    if request.method == "POST":
+        form = await _form(request, token)
+        if p.stage == "consent" and form.get("agree") == "yes":
+            ctx.harness.consent(p)
+        return RedirectResponse("/", status_code=303)
+    if p.stage != "consent":
+        return _go(ctx.harness.step(p).page)
+    return _render(request, "consent.html", p, token, material=ctx.harness.material)
+
+
+async def screening(request: Request) -> Response:
+    p, token = _login(request)
+    ctx = _ctx(request)
+    task = ctx.harness.material.screening_task
+    if p.stage != "screening" or task is None:
+        return _go(ctx.harness.step(p).page)
+    if request.method == "POST":
+        form = await _form(request, token)
+        code = _text(form.get("code"), MAX_CODE, "code")
+        score, passed, total = screening_score(ctx.sandbox, task, code)
+        ok = ctx.harness.screened(p, score, {"passed_tests": passed, "total": total, "code": code})
+        if not ok:
+            url = _crowd_url(p, ctx.harness.material.settings.screenout_url)
+            return RedirectResponse(url or "/screened-out", status_code=303)
+        return RedirectResponse("/", status_code=303)
+    ctx.harness.respond(p, "screening_started", {"at": ctx.harness.clock().isoformat()})
+    return _render(
+        request,
+        "screening.html",
+        p,
+        token,
+        task=task,
+        starter=_signature(task.spec_text, task.entry_point),
+        minutes=ctx.harness.material.settings.screening_minutes,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Sessions and items
+
+
+async def session_start(request: Request) -> Response:
+    p, token = _login(request)
+    ctx = _ctx(request)
+    if request.method == "POST":
+        await _form(request, token)
+        ctx.harness.start_session(p)
+        return RedirectResponse("/", status_code=303)
+    step = _expect(request, p, "session_start")
+    if isinstance(step, RedirectResponse):
+        return step
+    plan = ctx.harness.plan(p)
+    index = step.session_index or 0
+    mains = [i for i in plan if i > 0]
+    return _render(
+        request,
+        "session.html",
+        p,
+        token,
+        index=index,
+        practice=index == 0,
+        number=mains.index(index) + 1 if index in mains else 0,
+        total=len(mains),
+        items=len(plan.get(index, [])),
+        minutes=ctx.harness.material.session_minutes,
+    )
+
+
+def _item_context(ctx: _Ctx, item: Item, now_ms: int) -> dict[str, Any]:
+    material = ctx.harness.material
+    task = material.task(item.task_id)
+    context: dict[str, Any] = {
+        "item": item,
+        "task": task,
+        "kind": task.kind,
+        "block": item.block,
+        "practice": item.session_index == 0,
+        "remaining_ms": now_ms,
+        "budget_minutes": item.budget_minutes,
+        "levels": [round(c * 100) for c in material.confidence_levels],
+    }
+    if isinstance(task, DataTask):
+        header, rows, count = data_preview(task)
+        context.update(header=header, rows=rows, row_count=count)
+    if item.block == "do":
+        if isinstance(task, CodeTask):
+            starter = _signature(task.spec_text, task.entry_point)
+        else:
+            starter = DATA_STARTER
+        context["code"] = item.draft if item.draft is not None else starter
+        context["tests"] = item.tests or ""
+    else:
+        assert item.answer_id is not None
+        answer = material.answer(item.answer_id)
+        context["shown"] = answer.shown
+        if isinstance(task, CodeTask):
+            examples = worked_examples(task)
+            call = (
+                f"{task.entry_point}({', '.join(json.dumps(a) for a in examples[0][0])})"
+                if examples
+                else f"{task.entry_point}(...)"
+            )
+            context["tests"] = item.tests or CHECK_TESTS.format(call=call)
+        else:
+            context["tests"] = item.tests or answer.code
+    return context
+
+
+def task_page(request: Request) -> Response:
+    p, token = _login(request)
+    ctx = _ctx(request)
+    step = _expect(request, p, "item")
+    if isinstance(step, RedirectResponse):
+        return step
+    assert step.item is not None
+    now = ctx.harness.clock()
+    item = step.item
+    context = _item_context(ctx, item, item.remaining_ms(now))
+    context["elapsed_ms"] = item.elapsed_ms(now)
+    return _render(request, "task.html", p, token, **context)
+
+
+async def submit(request: Request) -> Response:
+    """End a do item: the submission is graded on the server (never shown), then stored."""
+    p, token = _login(request)
+    ctx = _ctx(request)
+    form = await _form(request, token)
+    item_id = _text(form.get("item_id"), 200, "item_id")
+    code = _text(form.get("code"), MAX_CODE, "code")
+    tests = _text(form.get("tests"), MAX_CODE, "tests")
+    try:
+        item = ctx.harness.item_of(p, item_id)
+    except HarnessAccessError:
+        raise HTTPException(404, "No such task.") from None
+    if item.block != "do":
+        raise HTTPException(400, "This task asks for a verdict.")
+    passed = None
+    if item.ended_at is None and not p.test and item.session_index != 0:
+        passed = grade_submission(ctx.sandbox, ctx.harness.material.task(item.task_id), code)
+    ctx.harness.end_item(
+        p, item_id, termination="submitted", submitted=code, passed=passed, tests=tests
+    )
+    return RedirectResponse("/", status_code=303)
+
+
+async def verdict(request: Request) -> Response:
+    """End a check item with a verdict, or with "unverifiable"."""
+    p, token = _login(request)
+    ctx = _ctx(request)
+    form = await _form(request, token)
+    item_id = _text(form.get("item_id"), 200, "item_id")
+    reason = _text(form.get("reason"), MAX_REASON, "reason").strip() or None
+    tests = _text(form.get("tests"), MAX_CODE, "tests")
+    try:
+        item = ctx.harness.item_of(p, item_id)
+    except HarnessAccessError:
+        raise HTTPException(404, "No such task.") from None
+    if item.block != "check":
+        raise HTTPException(400, "This task asks for code.")
+    if form.get("action") == "unverifiable":
+        ctx.harness.end_item(p, item_id, termination="unverifiable", reason=reason, tests=tests)
+        return RedirectResponse("/", status_code=303)
+    choice = form.get("verdict")
+    levels = {round(c * 100): c for c in ctx.harness.material.confidence_levels}
+    raw = form.get("confidence")
+    level = levels.get(int(raw)) if isinstance(raw, str) and raw.isdigit() else None
+    if choice not in ("correct", "incorrect") or level is None:
+        raise HTTPException(400, "Choose correct or incorrect, and a confidence.")
+    ctx.harness.end_item(
+        p,
+        item_id,
+        termination="verdict",
+        verdict="accept" if choice == "correct" else "reject",
+        confidence=level,
+        reason=reason,
+        tests=tests,
+    )
+    return RedirectResponse("/", status_code=303)
+
+
+# --------------------------------------------------------------------------------------------
+# JSON endpoints: run, save, events, state
+
+
+async def api_run(request: Request) -> Response:
+    p, token = _login(request)
+    ctx = _ctx(request)
+    body = await _json(request, token)
+    item_id = body.get("item_id")
+    code = _text(body.get("code"), MAX_CODE, "code")
+    tests = _text(body.get("tests"), MAX_CODE, "tests")
+    limit = ctx.harness.material.settings.run_per_minute
+    since = ctx.harness.clock() - timedelta(minutes=1)
+    if ctx.harness.runs_since(p, since) >= limit:
+        return JSONResponse(
+            {"error": f"at most {limit} runs a minute: wait a few seconds"}, status_code=429
+        )
+    if item_id == "screening":
+        screening_task = ctx.harness.material.screening_task
+        if p.stage != "screening" or screening_task is None:
+            raise HTTPException(409, "not in screening")
+        result = run_code(ctx.sandbox, screening_task, code, tests)
+        ctx.harness.record_run(p, None, {"screening": True}, run_id=secrets.token_hex(6))
+        return JSONResponse(result)
+    try:
+        item = ctx.harness.item_of(p, _text(item_id, 200, "item_id"))
+    except HarnessAccessError:
+        raise HTTPException(404, "No such task.") from None
+    now = ctx.harness.clock()
+    if item.ended_at is not None or now >= item.deadline_at:
+        return JSONResponse({"ended": True}, status_code=409)
+    task = ctx.harness.material.task(item.task_id)
+    if item.block == "do":
+        ctx.harness.save_draft(p, item.item_id, code, tests)
+        if isinstance(task, CodeTask):
+            result = run_code(ctx.sandbox, task, code, tests)
+        else:
+            result = run_data(ctx.sandbox, task, code)
+    else:
+        assert item.answer_id is not None
+        ctx.harness.save_draft(p, item.item_id, None, tests)
+        answer = ctx.harness.material.answer(item.answer_id)
+        result = run_answer(ctx.sandbox, task, answer, tests, own=tests)
+    examples = result.get("examples") or []
+    ctx.harness.record_run(
+        p,
+        item.item_id,
+        {
+            "examples": len(examples),
+            "test_lines": sum(
+                1
+                for line in tests.splitlines()
+                if line.strip() and not line.lstrip().startswith("#")
+            ),
+            "error": bool(result.get("error") or (result.get("tests") or {}).get("error")),
+        },
+        run_id=secrets.token_hex(6),
+    )
+    return JSONResponse(result)
+
+
+async def api_save(request: Request) -> Response:
+    p, token = _login(request)
+    ctx = _ctx(request)
+    body = await _json(request, token)
+    item_id = _text(body.get("item_id"), 200, "item_id")
+    try:
+        item = ctx.harness.item_of(p, item_id)
+    except HarnessAccessError:
+        raise HTTPException(404, "No such task.") from None
+    code = body.get("code")
+    draft = _text(code, MAX_CODE, "code") if item.block == "do" and code is not None else None
+    tests = _text(body.get("tests"), MAX_CODE, "tests") if body.get("tests") is not None else None
+    saved = ctx.harness.save_draft(p, item.item_id, draft, tests)
+    return JSONResponse({"saved": saved})
+
+
+def _events(raw: Any) -> list[ClientEvent]:
+    if not isinstance(raw, list) or len(raw) > MAX_EVENTS:
+        raise HTTPException(413 if isinstance(raw, list) else 400, "bad events")
+    out = []
+    for e in raw:
+        if not isinstance(e, dict):
+            raise HTTPException(400, "bad event")
+        cid, kind, offset = e.get("id"), e.get("kind"), e.get("t")
+        if not isinstance(cid, str) or not _ID.match(cid) or kind not in EVENT_KINDS:
+            raise HTTPException(400, "bad event id or kind")
+        if offset is not None and not (isinstance(offset, int | float) and 0 <= offset < 1e10):
+            raise HTTPException(400, "bad event time")
+        payload: dict[str, Any] = {}
+        for key in ("n", "gap_ms", "wall_ms", "mono_ms"):
+            value = e.get(key)
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                payload[key] = int(value)
+        out.append(ClientEvent(cid, str(kind), None if offset is None else int(offset), payload))
+    return out
+
+
+async def api_events(request: Request) -> Response:
+    """A batch of activity events; acknowledged only once committed."""
+    p, token = _login(request)
+    ctx = _ctx(request)
+    body = await _json(request, token)
+    batch_id = body.get("batch")
+    if not isinstance(batch_id, str) or not _ID.match(batch_id):
+        raise HTTPException(400, "bad batch id")
+    item_id = body.get("item_id")
+    if item_id is not None:
+        item_id = _text(item_id, 200, "item_id")
+    events = _events(body.get("events"))
+    try:
+        added, seen = ctx.harness.add_events(p, batch_id, item_id, events)
+    except HarnessAccessError:
+        raise HTTPException(404, "No such task.") from None
+    return JSONResponse({"ok": True, "batch": batch_id, "added": added, "duplicate": seen})
+
+
+def api_state(request: Request) -> Response:
+    """Where the participant is, and the server's remaining budget for the open item."""
+    p, _ = _login(request)
+    ctx = _ctx(request)
+    item_id = request.query_params.get("item_id", "")
+    now = ctx.harness.clock()
+    body: dict[str, Any] = {"stage": p.stage}
+    if item_id:
+        try:
+            item = ctx.harness.item_of(p, item_id)
+        except HarnessAccessError:
+            raise HTTPException(404, "No such task.") from None
+        body.update(
+            item_id=item.item_id,
+            ended=item.ended_at is not None or now >= item.deadline_at,
+            remaining_ms=item.remaining_ms(now),
+        )
+    return JSONResponse(body, headers={"Cache-Control": "no-store"})
+
+
+# --------------------------------------------------------------------------------------------
+# After sessions
+
+
+async def questionnaire(request: Request) -> Response:
+    p, token = _login(request)
+    ctx = _ctx(request)
+    step = _expect(request, p, "questionnaire")
+    if isinstance(step, RedirectResponse):
+        return step
+    index = step.session_index or 0
+    if request.method == "POST":
+        form = await _form(request, token)
+        trust = form.get("trust")
+        if not (isinstance(trust, str) and trust in {"1", "2", "3", "4", "5"}):
+            raise HTTPException(400, "Choose a trust rating from 1 to 5.")
+        value = {
+            "trust": int(trust),
+            "experience": _text(form.get("experience"), 100, "experience"),
+            "comment": _text(form.get("comment"), MAX_TEXT, "comment"),
+        }
+        ctx.harness.questionnaire_done(p, index, value)
+        return RedirectResponse("/", status_code=303)
+    return _render(request, "questionnaire.html", p, token, index=index)
+
+
+async def realism(request: Request) -> Response:
+    p, token = _login(request)
+    ctx = _ctx(request)
+    step = _expect(request, p, "realism")
+    if isinstance(step, RedirectResponse):
+        return step
+    wanted = ctx.harness.realism_answers(p)
+    if request.method == "POST":
+        form = await _form(request, token)
+        ratings: dict[str, int] = {}
+        for n, (answer_id, _why) in enumerate(wanted):
+            value = form.get(f"rating_{n}")
+            if not (isinstance(value, str) and value in {"1", "2", "3", "4", "5"}):
+                raise HTTPException(400, "Rate every answer from 1 to 5.")
+            ratings[answer_id] = int(value)
+        ctx.harness.realism_done(p, ratings)
+        return RedirectResponse("/", status_code=303)
+    material = ctx.harness.material
+    shown = [
+        {
+            "n": n,
+            "title": material.task(material.answer(a).task_id).title,
+            "shown": material.answer(a).shown,
+        }
+        for n, (a, _why) in enumerate(wanted)
+    ]
+    return _render(request, "realism.html", p, token, answers=shown)
+
+
+async def debrief(request: Request) -> Response:
+    p, token = _login(request)
+    ctx = _ctx(request)
+    step = _expect(request, p, "debrief")
+    if isinstance(step, RedirectResponse):
+        return step
+    if request.method == "POST":
+        form = await _form(request, token)
+        ctx.harness.debrief_done(p, {"comment": _text(form.get("comment"), MAX_TEXT, "comment")})
+        url = _crowd_url(p, ctx.harness.material.settings.completion_url)
+        return RedirectResponse(url or "/done", status_code=303)
+    return _render(request, "debrief.html", p, token)
+
+
+async def withdraw(request: Request) -> Response:
+    p, token = _login(request)
+    ctx = _ctx(request)
+    await _form(request, token)
+    if p.stage not in ("done", "withdrawn", "screened_out"):
+        ctx.harness.withdraw(p)
+    url = _crowd_url(p, ctx.harness.material.settings.return_url)
+    return RedirectResponse(url or "/withdrawn", status_code=303)
+
+
+def final(request: Request) -> Response:
+    p, token = _login(request)
+    kind = request.url.path.strip("/")
+    wanted = {"done": "done", "withdrawn": "withdrawn", "screened-out": "screened_out"}[kind]
+    if p.stage != wanted:
+        return _go(_ctx(request).harness.step(p).page)
+    settings = _ctx(request).harness.material.settings
+    urls = {
+        "done": settings.completion_url,
+        "withdrawn": settings.return_url,
+        "screened_out": settings.screenout_url,
+    }
+    return _render(request, "final.html", p, token, kind=wanted, url=_crowd_url(p, urls[wanted]))
+
+
+def admin(request: Request) -> Response:
+    raise HTTPException(403, "The researcher side is not served to participants.")
+
+
+# --------------------------------------------------------------------------------------------
+# Errors and the app
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    wants_json = request.url.path.startswith("/api/") or "json" in request.headers.get(
+        "content-type", ""
+    )
+    if wants_json:
+        return JSONResponse({"error": exc.detail}, status_code=exc.status_code)
+    ctx = _ctx(request)
+    response = ctx.templates.TemplateResponse(
+        request,
+        "error.html",
+        {
+            "title": ctx.harness.material.settings.title,
+            "status": exc.status_code,
+            "message": exc.detail,
+            "participant": None,
+            "csrf": "",
+            "test_mode": False,
+        },
+        status_code=exc.status_code,
+    )
+    return response
+
+
+def _sweeper(ctx: _Ctx, every: float) -> None:
+    """End items whose deadline passed, on the server (the check ends even if the page is gone)."""
+    while not ctx.stop.wait(every):
+        try:
+            expire_due(ctx)
+        except Exception:
+            time.sleep(every)
+
+
+def expire_due(ctx: _Ctx, participant_id: str | None = None) -> int:
+    """End every open item past its deadline (of one participant, or everyone's)."""
+    ended = 0
+    for p, item in ctx.harness.due(participant_id):
+        passed = None
+        if item.block == "do" and not p.test and item.session_index != 0:
+            passed = grade_submission(
+                ctx.sandbox, ctx.harness.material.task(item.task_id), item.draft
+            )
+        result = ctx.harness.end_item(
+            p, item.item_id, termination="budget_exhausted", passed=passed
+        )
+        ended += int(result.changed)
+    return ended
+
+
+def create_app(
+    harness: Harness,
+    *,
+    sandbox: Sandbox | None = None,
+    sweep_seconds: float | None = 1.0,
+) -> Starlette:
+    """The participant-side ASGI app. ``sweep_seconds=None`` turns the deadline sweep off
+    (deadlines still hold: every request checks them)."""
+    ctx = _Ctx(harness, sandbox)
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        thread = None
+        if sweep_seconds:
+            thread = threading.Thread(
+                target=_sweeper, args=(ctx, sweep_seconds), name="vcost-sweep", daemon=True
+            )
+            thread.start()
+        try:
+            yield
+        finally:
+            ctx.stop.set()
+            if thread is not None:
+                thread.join(timeout=5)
+
+    routes = [
+        Route("/", home),
+        Route("/i/{token}", invitation),
+        Route("/enter", crowd_entry),
+        Route("/consent", consent, methods=["GET", "POST"]),
+        Route("/screening", screening, methods=["GET", "POST"]),
+        Route("/session", session_start, methods=["GET", "POST"]),
+        Route("/task", task_page),
+        Route("/task/submit", submit, methods=["POST"]),
+        Route("/task/verdict", verdict, methods=["POST"]),
+        Route("/api/run", api_run, methods=["POST"]),
+        Route("/api/save", api_save, methods=["POST"]),
+        Route("/api/events", api_events, methods=["POST"]),
+        Route("/api/state", api_state),
+        Route("/questionnaire", questionnaire, methods=["GET", "POST"]),
+        Route("/realism", realism, methods=["GET", "POST"]),
+        Route("/debrief", debrief, methods=["GET", "POST"]),
+        Route("/withdraw", withdraw, methods=["POST"]),
+        Route("/done", final),
+        Route("/withdrawn", final),
+        Route("/screened-out", final),
+        Route("/admin", admin, methods=["GET", "POST"]),
+        Route("/admin/{rest:path}", admin, methods=["GET", "POST"]),
+        Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
+    ]
+    app = Starlette(
+        routes=routes,
+        lifespan=lifespan,
+        exception_handlers={HTTPException: _http_error},
+    )
+    app.state.ctx = ctx
+    limit = harness.material.settings.max_body_kb * 1024
+    app.add_middleware(BodyLimit, limit=limit)
+    app.state.expire_due = lambda: expire_due(ctx)
+    return app
+
+
+def invitation_url(base: str, token: str) -> str:
+    """The link a participant opens."""
+    return f"{base.rstrip('/')}/i/{token}"
+
+
+def crowd_url(base: str, params: Mapping[str, str]) -> str:
+    """A crowd-platform entry link (the platform fills in the {{%...%}} placeholders)."""
+    return f"{base.rstrip('/')}/enter?{urlencode(params, safe='{}%')}"

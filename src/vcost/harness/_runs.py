@@ -1,0 +1,131 @@
+"""Code runs for the Run buttons, and grading after a do item ends: always in the sandbox.
+
+A Run shows the participant what *their* inputs do: the spec's worked examples (public: they
+are part of the specification) with the expected value beside what came back, and the output
+of their own test script. Hidden tests are used only by :func:`grade_submission`, whose result
+goes to the store and never to the browser (no right/wrong feedback).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from vcost.answers import SelectedAnswer
+from vcost.grading import grade_code, grade_data, values_equal
+from vcost.harness._study import worked_examples
+from vcost.sandbox import Limits, Sandbox
+from vcost.tasks import CodeTask, DataTask, Task
+
+__all__ = ["RUN_LIMITS", "grade_submission", "run_code", "run_data", "screening_score"]
+
+RUN_LIMITS = Limits(call_seconds=3.0, wall_seconds=20.0, output_kb=32)
+"""Limits of one Run (a participant's code is untrusted like any other)."""
+
+_SHOW = 2000  # characters of a value or of output shown back
+
+
+def _short(value: Any) -> str:
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= _SHOW else text[:_SHOW] + " ..."
+
+
+def _script(code: str, tests: str) -> str:
+    return f"{code.rstrip()}\n\n# --- your tests ---\n{tests}\n"
+
+
+def run_code(sandbox: Sandbox, task: CodeTask, code: str, tests: str) -> dict[str, Any]:
+    """Run ``code`` on the worked examples, then the test script ``tests`` after it."""
+    examples = worked_examples(task)
+    shown: list[dict[str, Any]] = []
+    if examples and task.entry_point:
+        results = sandbox.call(code, task.entry_point, [args for args, _ in examples])
+        for (args, expected), result in zip(examples, results, strict=True):
+            ok = result.status == "ok" and values_equal(
+                result.value, expected, float_tolerance=task.float_tolerance
+            )
+            shown.append(
+                {
+                    "call": f"{task.entry_point}({', '.join(_short(a) for a in args)})",
+                    "expected": _short(expected),
+                    "got": _short(result.value) if result.status == "ok" else None,
+                    "error": result.error if result.status != "ok" else None,
+                    "matches": ok,
+                }
+            )
+    output: dict[str, Any] | None = None
+    if tests.strip():
+        script = sandbox.run_script(_script(code, tests), files={}, result_name="_vcost_unused")
+        error = script.error
+        if script.status == "raised" and error and "_vcost_unused" in error:
+            error = None  # the script ran to the end; it just set no result variable
+        output = {
+            "status": "ok" if error is None else script.status,
+            "stdout": script.stdout[-_SHOW * 4 :],
+            "error": error,
+        }
+    return {"examples": shown, "tests": output}
+
+
+def run_data(sandbox: Sandbox, task: DataTask, code: str) -> dict[str, Any]:
+    """Run a pandas script with ``data.csv`` beside it; show ``answer`` and the output."""
+    script = sandbox.run_script(code, files={"data.csv": task.csv}, result_name="answer")
+    error = script.error
+    value: str | None = None
+    if script.status == "ok":
+        value = _short(script.value)
+    elif script.status == "raised" and error and "answer" in error and "NameError" in error:
+        error = "the script ran, but set no variable named answer"
+    return {
+        "answer": value,
+        "stdout": script.stdout[-_SHOW * 4 :],
+        "error": error if script.status != "ok" else None,
+        "warnings": list(script.warnings)[:10],
+    }
+
+
+def run_answer(
+    sandbox: Sandbox, task: Task, answer: SelectedAnswer, tests: str, own: str | None = None
+) -> dict[str, Any]:
+    """Run the AI's answer (server-side copy, never the browser's) on the participant's inputs.
+
+    Data tasks: the AI's script, or the participant's own script ``own`` when given.
+    """
+    if isinstance(task, CodeTask):
+        return run_code(sandbox, task, answer.code, tests)
+    return run_data(sandbox, task, own if own and own.strip() else answer.code)
+
+
+def grade_submission(sandbox: Sandbox, task: Task, code: str | None) -> bool | None:
+    """Whether a do-block submission passes the hidden tests (``None``: nothing submitted)."""
+    if code is None or not code.strip():
+        return None
+    if isinstance(task, CodeTask):
+        grade = grade_code(
+            code,
+            task.entry_point,
+            [t.to_json() for t in task.tests],
+            sandbox=sandbox,
+            float_tolerance=task.float_tolerance,
+        )
+        return grade.ground_truth == "correct"
+    return grade_data(
+        code, csv=task.csv, expected=task.answer, decimals=task.decimals, sandbox=sandbox
+    ).correct
+
+
+def screening_score(sandbox: Sandbox, task: CodeTask, code: str) -> tuple[float, int, int]:
+    """(share of the screening task's tests passed, passed, total)."""
+    if not code.strip():
+        return 0.0, 0, len(task.tests)
+    grade = grade_code(
+        code,
+        task.entry_point,
+        [t.to_json() for t in task.tests],
+        sandbox=sandbox,
+        float_tolerance=task.float_tolerance,
+    )
+    return grade.passed / max(1, grade.total), grade.passed, grade.total

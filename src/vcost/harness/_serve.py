@@ -1,0 +1,56 @@
+"""Opening a study for serving: the store prepared, invitations issued, the app for uvicorn."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from starlette.applications import Starlette
+
+from vcost.allocation import write_assignments
+from vcost.harness._app import create_app
+from vcost.harness._state import Harness
+from vcost.harness._study import StudyMaterial
+from vcost.store import Store
+
+__all__ = ["STUDY_ENV", "app_from_env", "open_study", "prepare_store"]
+
+STUDY_ENV = "VCOST_HARNESS_STUDY"
+"""The study folder a worker started by uvicorn (``--workers``) serves."""
+
+
+def default_url(folder: Path) -> str:
+    """The store a study folder uses: $VCOST_DATABASE_URL, else STUDY_DIR/vcost.db."""
+    return os.environ.get("VCOST_DATABASE_URL") or f"sqlite:///{folder.resolve() / 'vcost.db'}"
+
+
+def prepare_store(harness: Harness) -> None:
+    """Write what the episodes will refer to: assignments, tasks, answers, verifiers (once)."""
+    write_assignments(
+        harness.store, harness.material.allocation, spec_hash=harness.material.spec_hash
+    )
+    if harness.material.spec is not None:
+        spec = harness.material.spec
+        harness.store.add_spec(spec.spec_hash, spec.canonical_json())
+
+
+def open_study(folder: str | Path, url: str | None = None) -> Harness:
+    """Load a study folder, open (and prepare) its store; the caller closes ``harness.store``."""
+    root = Path(folder)
+    material = StudyMaterial.load(root)
+    store = Store.open(url or default_url(root))
+    try:
+        harness = Harness(store, material)
+        prepare_store(harness)
+        harness.secret()
+    except BaseException:
+        store.close()
+        raise
+    return harness
+
+
+def app_from_env() -> Starlette:
+    """The app for a uvicorn worker: the study in $VCOST_HARNESS_STUDY, the store in
+    $VCOST_DATABASE_URL (or the study's vcost.db)."""
+    folder = Path(os.environ[STUDY_ENV])
+    return create_app(open_study(folder, default_url(folder)))

@@ -1,0 +1,199 @@
+"""Harness fixtures: a small demo study, stores on SQLite and PostgreSQL, a real server process,
+and Debian's headless Chromium driven by Playwright (never a downloaded browser).
+
+PostgreSQL comes from ``VCOST_TEST_POSTGRES_URL`` (default
+``postgresql+psycopg://postgres@127.0.0.1:5432/test``); each test gets its own schema, dropped
+afterwards; an unreachable server fails, never skips. The browser tests fail (never skip) when
+``/usr/bin/chromium`` or the ``playwright`` package is missing: scripts/system-deps.sh installs
+chromium, the ``dev`` extra installs playwright.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+from sqlalchemy.pool import NullPool
+
+from vcost.harness import make_demo_study
+
+DEFAULT_POSTGRES_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+CHROMIUM = os.environ.get("VCOST_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+]
+
+
+def _postgres_url() -> sa.URL:
+    url = sa.make_url(os.environ.get("VCOST_TEST_POSTGRES_URL", DEFAULT_POSTGRES_URL))
+    if url.drivername in ("postgresql", "postgres"):
+        url = url.set(drivername="postgresql+psycopg")
+    return url
+
+
+@pytest.fixture(scope="session")
+def harness_pg_admin() -> Iterator[sa.Engine]:
+    url = _postgres_url()
+    engine = sa.create_engine(url, poolclass=NullPool)
+    try:
+        with engine.connect() as conn:
+            conn.execute(sa.text("SELECT 1"))
+    except sa.exc.OperationalError as error:
+        engine.dispose()
+        pytest.fail(
+            f"PostgreSQL is not reachable at {url.render_as_string(hide_password=True)}: "
+            f"{error.orig}. Start it or set VCOST_TEST_POSTGRES_URL; these tests never skip.",
+            pytrace=False,
+        )
+    yield engine
+    engine.dispose()
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """An empty database: a SQLite file, or a fresh PostgreSQL schema."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'vcost.db'}"
+        return
+    admin: sa.Engine = request.getfixturevalue("harness_pg_admin")
+    schema = f"vcost_harness_{uuid.uuid4().hex[:16]}"
+    with admin.begin() as conn:
+        conn.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
+    url = _postgres_url().update_query_dict({"options": f"-csearch_path={schema}"})
+    try:
+        yield url.render_as_string(hide_password=False)
+    finally:
+        with admin.begin() as conn:
+            conn.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
+
+
+@pytest.fixture(scope="session")
+def demo_study(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A small servable study: 2 practice tasks, 2 study tasks (1 pair a session), 1 person."""
+    folder = tmp_path_factory.mktemp("study")
+    make_demo_study(
+        folder,
+        participants=1,
+        study_tasks=2,
+        pairs_per_session=1,
+        spares=2,
+        settings='[harness]\ntitle = "test study"\nrealism_count = 2\nrun_per_minute = 30\n'
+        'completion_url = "https://example.org/complete?cc=OK"\n'
+        'screenout_url = "https://example.org/screenout"\n'
+        'return_url = "https://example.org/return"\n',
+    )
+    return folder
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@dataclass
+class Server:
+    """A `vcost serve` process on loopback."""
+
+    study: Path
+    url: str
+    port: int
+    process: subprocess.Popen[bytes] | None = None
+    log: Path | None = None
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> Server:
+        self.log = self.study / f"server-{time.monotonic_ns()}.log"
+        handle = self.log.open("wb")
+        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", "from vcost.cli import main; main()", "serve",
+             str(self.study), "--db", self.url, "--port", str(self.port)],
+            stdout=handle,
+            stderr=subprocess.STDOUT,
+            env=env,
+        )  # fmt: skip
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"server exited: {self.log.read_text()}")
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
+                    return self
+            except OSError:
+                time.sleep(0.1)
+        raise RuntimeError(f"server did not start: {self.log.read_text()}")
+
+    def kill(self) -> None:
+        """SIGKILL: no clean shutdown, no flush."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(timeout=10)
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=10)
+
+
+@pytest.fixture
+def start_server() -> Iterator[Any]:
+    started: list[Server] = []
+
+    def start(study: Path, url: str, port: int | None = None) -> Server:
+        server = Server(study, url, port or free_port()).start()
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def chromium() -> Iterator[Any]:
+    """Debian's chromium, headless, through Playwright (fails, never skips, when missing)."""
+    if not Path(CHROMIUM).exists():
+        pytest.fail(
+            f"{CHROMIUM} is missing: run scripts/system-deps.sh (apt-get install chromium)",
+            pytrace=False,
+        )
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.fail("the playwright package is missing: pip install -e '.[dev]'", pytrace=False)
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def artifacts(tmp_path: Path) -> Path:
+    """Where screenshots go: $VCOST_TEST_ARTIFACTS or a folder under tmp_path (printed)."""
+    root = Path(os.environ.get("VCOST_TEST_ARTIFACTS", tmp_path / "artifacts"))
+    root.mkdir(parents=True, exist_ok=True)
+    print(f"harness screenshots: {root}")
+    return root
