@@ -1,4 +1,4 @@
-"""Synthetic verification traces with known truth.
+"""Synthetic verification traces with known truth: check-only studies and verifier panels.
 
 A synthetic trace is drawn from a crossed random-effects model, so that estimators can be
 checked against the truth they should recover (simulation tests) and the indicators can be
@@ -12,11 +12,15 @@ The model, per check episode of verifier v on answer o of model k::
 
 A failure ends as a wrong verdict, budget exhaustion or "unverifiable" in fixed proportions;
 effort is log-normal below the budget (equal to it when the budget runs out).
+
+:func:`simulate_panel` draws a *verifier panel* of the study design (seed 003): every person
+does some tasks and checks AI answers to the matched partner tasks, in sessions, so a trace has
+do AND check episodes (see :class:`PanelStudy` for the model and its assumptions).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -25,7 +29,14 @@ from scipy.special import expit
 
 from vcost.trace import GroundTruth, Role, Termination, Trace, Verdict, VerifierKind
 
-__all__ = ["SyntheticStudy", "synthetic_trace", "true_success_probability"]
+__all__ = [
+    "PanelSimulation",
+    "PanelStudy",
+    "SyntheticStudy",
+    "simulate_panel",
+    "synthetic_trace",
+    "true_success_probability",
+]
 
 
 @dataclass(frozen=True)
@@ -172,3 +183,328 @@ def synthetic_trace(study: SyntheticStudy | None = None) -> Trace:
         }
     )
     return Trace(answers=answers, episodes=episodes, verifiers=verifiers)
+
+
+# --- verifier panels: do and check episodes on matched tasks -----------------------------------
+
+DIFFICULTIES: tuple[str, ...] = ("easy", "medium", "hard")
+
+ASSUMPTIONS: dict[str, str] = {
+    "do_median": "vcost assumption, anchored on the study design's target 'about 5-10 minutes "
+    "to do by hand' (seed 003, Scope and setting); hard tasks near the top of the range",
+    "check_ratio": "vcost assumption: H1's prediction (seed 003) that checking is faster than "
+    "doing (ratio below 1) and that the ratio rises with difficulty",
+    "accept_wrong": "Kaufman et al. 2026 (cited by seed 003): programmers accepted about half of "
+    "the wrong LLM-written assertions -> subtle errors 0.5; obvious errors 0.15 is a vcost "
+    "assumption",
+    "false_reject": "vcost assumption",
+    "do_correct": "vcost assumption; Ipeirotis & Zheng 2025 (cited by seed 003) report 64% of "
+    "queries correct when SQL users wrote by hand",
+    "accept_speed": "Kaufman et al. 2026 (cited by seed 003): wrong accepts were decided faster "
+    "than correct rejects; the factor 0.7 is a vcost assumption",
+    "overconfidence": "Kaufman et al. 2026 ('poor and overconfident judges'); the share is a "
+    "vcost assumption",
+    "speed_sd": "vcost assumption",
+    "task_sd": "vcost assumption",
+    "time_sd": "vcost assumption",
+    "guess_rate": "vcost assumption (seed 003 flags verdicts under 30 s at 50% confidence)",
+    "unverifiable": "vcost assumption",
+    "idle_rate": "vcost assumption (seed 003 flags activity gaps over 10 minutes)",
+    "budget": "seed 003 core study: one fixed check budget of 10 minutes, do-time cap 20",
+}
+"""Where each default of :class:`PanelStudy` comes from (an assumption unless a source is named)."""
+
+
+@dataclass(frozen=True)
+class PanelStudy:
+    """Parameters of a simulated verifier panel (defaults: the seed 003 core study, 4 people).
+
+    Every default is an assumption; :data:`ASSUMPTIONS` names its source. The model, in
+    minutes, for person p and task t of difficulty d (all logs natural)::
+
+        log do_time    = log do_median[d] + speed[p] + task[t] + N(0, time_sd)
+        log check_time = log do_median[d] + log check_ratio[d] + ratio_dev[p]
+                         + speed[p] + task[t] + N(0, time_sd) + log accept_speed (false accepts)
+        speed ~ N(0, speed_sd), task ~ N(0, task_sd), ratio_dev ~ N(0, ratio_sd)
+
+    A do attempt longer than the cap and a check longer than the budget are stopped there
+    (right-censored: ``budget_exhausted``). A wrong answer is accepted with probability
+    ``accept_wrong[error_level]`` and a correct one rejected with ``false_reject`` (both shifted
+    on the logit scale by the person's skill); a wrong verdict is given at 100% confidence with
+    probability ``overconfidence`` (premature closure). ``guess_rate`` of checks are guesses:
+    a random verdict at 50% confidence within 10-25 seconds. ``idle_rate`` of attempts contain
+    an inactivity gap of ``idle_minutes`` (visible in the events). The true verification ratio
+    at difficulty d is ``check_ratio[d]`` (population) and ``check_ratio[d] * exp(ratio_dev[p])``
+    for person p; with ``accept_speed = 1`` and ``guess_rate = 0`` the log-normal AFT of
+    :mod:`vcost.analysis` is correctly specified.
+    """
+
+    people: int = 4
+    pairs_per_difficulty: int = 4
+    difficulties: Sequence[str] = DIFFICULTIES
+    pairs_per_session: int = 3
+    budget: float = 10.0
+    cap: float = 20.0
+    do_median: Sequence[float] = (5.0, 7.0, 9.5)
+    check_ratio: Sequence[float] = (0.45, 0.6, 0.8)
+    speed_sd: float = 0.25
+    task_sd: float = 0.2
+    ratio_sd: float = 0.0
+    time_sd: float = 0.45
+    skill_sd: float = 0.5
+    do_correct: Sequence[float] = (0.9, 0.75, 0.6)
+    accept_wrong: Mapping[str, float] = field(
+        default_factory=lambda: {"obvious": 0.15, "subtle": 0.5}
+    )
+    false_reject: float = 0.1
+    accept_speed: float = 0.7
+    overconfidence: float = 0.5
+    guess_rate: float = 0.03
+    unverifiable: float = 0.03
+    idle_rate: float = 0.02
+    idle_minutes: float = 11.0
+    events: bool = True
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class PanelSimulation:
+    """A simulated panel: the trace, the tasks (difficulty, pair) and the truth behind them."""
+
+    trace: Trace
+    tasks: pd.DataFrame
+    study: PanelStudy
+    true_ratio: dict[str, float]
+    person_ratio: pd.DataFrame
+
+    @property
+    def true_overall_ratio(self) -> float:
+        """Geometric mean of the per-difficulty ratios (the analysis's overall ratio)."""
+        return float(np.exp(np.mean(np.log(list(self.true_ratio.values())))))
+
+
+def _levels(study: PanelStudy, values: Sequence[float], name: str) -> np.ndarray:
+    out = np.asarray(values, dtype=float)
+    if out.size != len(study.difficulties):
+        raise ValueError(f"{name} needs one value per difficulty {tuple(study.difficulties)}")
+    return out
+
+
+def simulate_panel(study: PanelStudy | None = None) -> PanelSimulation:
+    """Draw one verifier panel: do and check episodes on matched tasks (see :class:`PanelStudy`).
+
+    Allocation follows the core study (seed 003): tasks are paired within a difficulty label;
+    for each pair a person does one task and checks an AI answer to its partner, alternating
+    across people so each task is done by about half the panel and checked by the other half,
+    with correct and wrong answers split between its checkers. Pairs are grouped into sessions
+    of ``pairs_per_session`` in random order; do-first and check-first alternate across sessions.
+    """
+    s = study or PanelStudy()
+    if s.people < 1 or s.pairs_per_difficulty < 1:
+        raise ValueError("a panel needs at least one person and one pair per difficulty")
+    rng = np.random.default_rng(s.seed)
+    do_median = _levels(s, s.do_median, "do_median")
+    ratio = _levels(s, s.check_ratio, "check_ratio")
+    do_correct = _levels(s, s.do_correct, "do_correct")
+    n_diff = len(s.difficulties)
+    n_pairs = n_diff * s.pairs_per_difficulty
+    n_tasks = 2 * n_pairs
+    task_diff = np.repeat(np.arange(n_diff), 2 * s.pairs_per_difficulty)
+    task_ids = np.array([f"syn-t{i:03d}" for i in range(n_tasks)], dtype=object)
+    pair_of_task = np.arange(n_tasks) // 2
+    task_effect = rng.normal(0.0, s.task_sd, n_tasks)
+    tasks = pd.DataFrame(
+        {
+            "task_id": task_ids,
+            "difficulty": np.asarray(s.difficulties, dtype=object)[task_diff],
+            "pair_id": [f"syn-p{i:03d}" for i in pair_of_task],
+        }
+    )
+
+    # two answers per task: one correct, one wrong (half natural, half planted)
+    levels = sorted(s.accept_wrong)
+    error_types = ("boundary", "wrong condition", "missed edge case")
+    rows: list[tuple[object, ...]] = []
+    for t in range(n_tasks):
+        rows.append((f"{task_ids[t]}-c", task_ids[t], "syn-model-a", "correct", None, None, None))
+        rows.append(
+            (
+                f"{task_ids[t]}-w",
+                task_ids[t],
+                "syn-model-b" if t % 2 else "syn-model-a",
+                "incorrect",
+                "natural" if t % 4 < 2 else "planted",
+                levels[t % len(levels)],
+                error_types[(t // 2) % len(error_types)],
+            )
+        )
+    answers = pd.DataFrame(
+        rows,
+        columns=[
+            "answer_id", "task_id", "model_id", "ground_truth", "source", "error_level",
+            "error_type",
+        ],
+    )  # fmt: skip
+    answers["role"] = Role.MODEL.value
+
+    people = np.array([f"syn-v{i:03d}" for i in range(s.people)], dtype=object)
+    speed = rng.normal(0.0, s.speed_sd, s.people)
+    skill = rng.normal(0.0, s.skill_sd, s.people)
+    ratio_dev = rng.normal(0.0, s.ratio_sd, s.people)
+    verifiers = pd.DataFrame(
+        {
+            "verifier_id": people,
+            "kind": VerifierKind.PERSON.value,
+            "experience": np.asarray(("junior", "mid", "senior"), dtype=object)[
+                np.arange(s.people) % 3
+            ],
+        }
+    )
+
+    episodes: list[dict[str, object]] = []
+    events: list[dict[str, object]] = []
+    day0 = pd.Timestamp("2027-03-01T09:00:00Z")
+    for p in range(s.people):
+        order = rng.permutation(n_pairs)
+        for k, start in enumerate(range(0, n_pairs, s.pairs_per_session)):
+            session_pairs = order[start : start + s.pairs_per_session]
+            do_first = (k + p) % 2 == 0
+            plan: list[tuple[str, int, int]] = []  # (block, task, pair)
+            for pair in session_pairs:
+                a, b = 2 * pair, 2 * pair + 1
+                do_t, check_t = (a, b) if (p + pair) % 2 == 0 else (b, a)
+                plan.append(("do", do_t, pair))
+                plan.append(("check", check_t, pair))
+            blocks = ("do", "check") if do_first else ("check", "do")
+            ordered = [x for blk in blocks for x in plan if x[0] == blk]
+            clock = day0 + pd.Timedelta(days=7 * k + p % 7)
+            for block, t, pair in ordered:
+                d = task_diff[t]
+                base = np.log(do_median[d]) + speed[p] + task_effect[t]
+                noise = rng.normal(0.0, s.time_sd)
+                idle = rng.random() < s.idle_rate
+                ep: dict[str, object] = {
+                    "episode_id": f"syn-e{len(episodes):05d}",
+                    "verifier_id": people[p],
+                    "block": block,
+                    "attempt": 1,
+                }
+                if block == "do":
+                    t_true = float(np.exp(base + noise)) + (s.idle_minutes if idle else 0.0)
+                    effort = min(t_true, s.cap)
+                    finished = t_true < s.cap
+                    p_ok = float(expit(np.log(do_correct[d] / (1 - do_correct[d])) + skill[p]))
+                    ep.update(
+                        task_id=task_ids[t],
+                        answer_id=None,
+                        budget=s.cap,
+                        termination="submitted" if finished else "budget_exhausted",
+                        verdict=None,
+                        confidence=np.nan,
+                        passed=bool(finished and rng.random() < p_ok),
+                    )
+                else:
+                    wrong = (p // 2 + pair + t) % 2 == 1 if s.people > 1 else rng.random() < 0.5
+                    answer = answers.iloc[2 * t + (1 if wrong else 0)]
+                    guess = rng.random() < s.guess_rate
+                    unverifiable = not guess and rng.random() < s.unverifiable
+                    if wrong:
+                        p_acc = s.accept_wrong[str(answer["error_level"])]
+                        accept = rng.random() < float(expit(np.log(p_acc / (1 - p_acc)) - skill[p]))
+                    else:
+                        accept = rng.random() >= float(
+                            expit(np.log(s.false_reject / (1 - s.false_reject)) - skill[p])
+                        )
+                    log_t = base + np.log(ratio[d]) + ratio_dev[p] + noise
+                    if wrong and accept:
+                        log_t += np.log(s.accept_speed)
+                    if guess:
+                        accept = bool(rng.random() < 0.5)
+                        t_true = float(rng.uniform(10.0, 25.0) / 60.0)
+                        idle = False
+                    else:
+                        t_true = float(np.exp(log_t)) + (s.idle_minutes if idle else 0.0)
+                    effort = min(t_true, s.budget)
+                    if t_true >= s.budget:
+                        termination, verdict, conf = "budget_exhausted", None, np.nan
+                    elif unverifiable:
+                        termination, verdict, conf = "unverifiable", None, np.nan
+                    else:
+                        termination = "verdict"
+                        verdict = Verdict.ACCEPT.value if accept else Verdict.REJECT.value
+                        right = accept != wrong
+                        if guess:
+                            conf = 0.5
+                        elif not right and rng.random() < s.overconfidence:
+                            conf = 1.0
+                        else:
+                            conf = float(rng.choice((0.5, 0.75, 1.0), p=(0.2, 0.4, 0.4)))
+                    ep.update(
+                        task_id=None,
+                        answer_id=answer["answer_id"],
+                        budget=s.budget,
+                        termination=termination,
+                        verdict=verdict,
+                        confidence=conf,
+                        passed=None,
+                    )
+                ep.update(
+                    started_at=clock,
+                    ended_at=clock + pd.Timedelta(minutes=effort),
+                    effort=effort,
+                )
+                if s.events:
+                    events.extend(_activity(str(ep["episode_id"]), clock, effort, idle, s, rng))
+                episodes.append(ep)
+                clock = clock + pd.Timedelta(minutes=effort + 1.0)
+    episode_frame = pd.DataFrame(episodes)
+    episode_frame["passed"] = episode_frame["passed"].astype(object)
+    event_frame = (
+        pd.DataFrame(events)
+        if events
+        else pd.DataFrame(columns=["event_id", "episode_id", "at", "offset_ms", "kind"])
+    )
+    if events:
+        event_frame.insert(0, "event_id", [f"syn-ev{i:06d}" for i in range(len(event_frame))])
+    trace = Trace(answers=answers, episodes=episode_frame, verifiers=verifiers, events=event_frame)
+    person_ratio = pd.DataFrame(
+        {
+            "verifier_id": people,
+            **{str(name): ratio[i] * np.exp(ratio_dev) for i, name in enumerate(s.difficulties)},
+        }
+    )
+    true_ratio = {str(name): float(ratio[i]) for i, name in enumerate(s.difficulties)}
+    return PanelSimulation(trace, tasks, s, true_ratio, person_ratio)
+
+
+def _activity(
+    episode_id: str,
+    start: pd.Timestamp,
+    effort: float,
+    idle: bool,
+    s: PanelStudy,
+    rng: np.random.Generator,
+) -> list[dict[str, object]]:
+    """Activity events: a keypress about every minute, one gap of ``idle_minutes`` if idle."""
+    offsets = [0.0]
+    gap_at = rng.uniform(0.0, max(effort - s.idle_minutes, 0.0)) if idle else None
+    t = 0.0
+    while True:
+        t += float(rng.uniform(0.3, 1.2))
+        if gap_at is not None and t > gap_at:
+            t = gap_at + s.idle_minutes
+            gap_at = None
+        if t >= effort:
+            break
+        offsets.append(t)
+    offsets.append(effort)
+    kinds = ["start"] + ["keypress"] * (len(offsets) - 2) + ["end"]
+    return [
+        {
+            "episode_id": episode_id,
+            "at": start + pd.Timedelta(minutes=o),
+            "offset_ms": round(o * 60_000),
+            "kind": k,
+        }
+        for o, k in zip(offsets, kinds, strict=True)
+    ]

@@ -1,7 +1,42 @@
-"""Study analysis from a verification trace. So far: human vs AI-checker misses (RQ4)."""
+"""Study analysis from a verification trace: RQ1-RQ4 and H1-H3 of the study design.
+
+- :func:`analyse_study` (:mod:`vcost.analysis.study`): the pre-registered results of a verifier
+  panel (ratio, break-even, error rates, H3, flags, pilot rule), one frozen ``StudyAnalysis``;
+- :mod:`vcost.analysis.ratio`: the verification ratio estimators (censored AFT, per person,
+  per task, raw medians, timeout share);
+- :func:`compare_misses` (:mod:`vcost.analysis.misses`): human vs AI-checker misses (RQ4).
+"""
 
 from __future__ import annotations
 
+from vcost.analysis._aft import BatchFit, censored_lognormal, lifelines_lognormal
+from vcost.analysis._attempts import FlagSettings, attempt_table
 from vcost.analysis.misses import MissComparison, compare_misses
+from vcost.analysis.ratio import (
+    RatioEstimate,
+    person_ratios,
+    raw_medians,
+    task_ratios,
+    timeout_share,
+    verification_ratio,
+)
+from vcost.analysis.study import StudyAnalysis, analyse_study, rates
 
-__all__ = ["MissComparison", "compare_misses"]
+__all__ = [
+    "BatchFit",
+    "FlagSettings",
+    "MissComparison",
+    "RatioEstimate",
+    "StudyAnalysis",
+    "analyse_study",
+    "attempt_table",
+    "censored_lognormal",
+    "compare_misses",
+    "lifelines_lognormal",
+    "person_ratios",
+    "rates",
+    "raw_medians",
+    "task_ratios",
+    "timeout_share",
+    "verification_ratio",
+]

@@ -23,6 +23,7 @@ from vcost.cli.indicators_cmd import indicators
 from vcost.cli.judge_cmd import judge_group
 from vcost.cli.models_cmd import models
 from vcost.cli.plant_cmd import plant
+from vcost.cli.report_cmd import report
 from vcost.cli.serve_cmd import serve
 from vcost.cli.spec_cmd import spec
 from vcost.cli.stats_cmd import stats
@@ -66,6 +67,7 @@ cli.add_command(judge_group)
 cli.add_command(analyse)
 cli.add_command(allocate_group)
 cli.add_command(serve)
+cli.add_command(report)
 
 
 def main() -> None:

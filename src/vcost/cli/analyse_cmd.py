@@ -1,4 +1,8 @@
-"""`vcost analyse`: study analyses from a verification trace (so far: RQ4 misses)."""
+"""`vcost analyse`: study analyses from a verification trace.
+
+``vcost analyse study TRACE --spec study.toml`` runs the pre-registered analysis (RQ1-RQ2,
+H1-H3); ``vcost analyse misses TRACE`` compares human and AI-checker misses (RQ4).
+"""
 
 from __future__ import annotations
 
@@ -6,13 +10,17 @@ import json
 from pathlib import Path
 
 import click
+import pandas as pd
 from rich.console import Console
 from rich.table import Table
 
-from vcost.analysis import compare_misses
+from vcost.analysis import StudyAnalysis, analyse_study, compare_misses
+from vcost.errors import InputError
+from vcost.report.study import study_markdown
+from vcost.spec import StudySpec
 from vcost.trace_io import read_trace
 
-__all__ = ["analyse"]
+__all__ = ["analyse", "load_study"]
 
 
 @click.group()
@@ -61,3 +69,68 @@ def misses(trace_dir: Path, q: float, by: str | None, as_json: bool) -> None:
         f"{len(result.answers)} wrong answer(s) compared; "
         f"{result.not_comparable} lack a human or an AI check"
     )
+
+
+def _difficulty(path: Path | None) -> pd.Series | None:
+    """Task difficulty labels from a task bank folder or a CSV with task_id,difficulty."""
+    if path is None:
+        return None
+    if path.is_dir():
+        from vcost.tasks import load_bank
+
+        return pd.Series({t.id: str(t.difficulty) for t in load_bank(path)})
+    frame = pd.read_csv(path, dtype=str)
+    if not {"task_id", "difficulty"} <= set(frame.columns):
+        raise InputError(
+            f"{path} needs the columns task_id and difficulty", hint="or pass a task bank folder"
+        )
+    return frame.set_index("task_id")["difficulty"]
+
+
+def load_study(
+    trace_dir: Path, spec_path: Path | None, tasks: Path | None, reps: int, seed: int
+) -> StudyAnalysis:
+    """Read the trace, spec and difficulty labels and run :func:`analyse_study`."""
+    spec = StudySpec.load(spec_path) if spec_path is not None else None
+    return analyse_study(
+        read_trace(trace_dir), spec=spec, difficulty=_difficulty(tasks), reps=reps, seed=seed
+    )
+
+
+TRACE_ARG = click.argument(
+    "trace_dir", metavar="TRACE", type=click.Path(file_okay=False, exists=True, path_type=Path)
+)
+SPEC_OPT = click.option(
+    "--spec", "spec_path", type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    help="The study spec (budget, flags, tau, alpha, deviations, hash).",
+)  # fmt: skip
+TASKS_OPT = click.option(
+    "--tasks", type=click.Path(exists=True, path_type=Path),
+    help="Difficulty labels: a task bank folder or a CSV with task_id,difficulty.",
+)  # fmt: skip
+REPS_OPT = click.option("--reps", default=400, show_default=True, type=click.IntRange(20, 100_000),
+                        help="Bootstrap replicates.")  # fmt: skip
+SEED_OPT = click.option("--seed", default=0, show_default=True, type=int, help="Bootstrap seed.")
+
+
+@analyse.command("study")
+@TRACE_ARG
+@SPEC_OPT
+@TASKS_OPT
+@REPS_OPT
+@SEED_OPT
+@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write every number to this JSON file.")  # fmt: skip
+def study_cmd(
+    trace_dir: Path,
+    spec_path: Path | None,
+    tasks: Path | None,
+    reps: int,
+    seed: int,
+    json_path: Path | None,
+) -> None:
+    """RQ1-RQ2, H1-H3: the pre-registered analysis of a verifier-panel trace."""
+    result = load_study(trace_dir, spec_path, tasks, reps, seed)
+    if json_path is not None:
+        json_path.write_text(json.dumps(result.to_dict(), indent=2), encoding="utf-8")
+    click.echo(study_markdown(result))

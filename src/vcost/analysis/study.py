@@ -1,0 +1,450 @@
+"""The study analysis: a trace (and its spec) in, the pre-registered results out.
+
+:func:`analyse_study` computes, from one attempt table (:func:`attempt_table`):
+
+- RQ1 / H1: the verification ratio from the censored AFT model with its two-way cluster
+  bootstrap interval, the timeout share, raw medians of finished attempts, per-person and
+  per-task ratios by difficulty (:mod:`vcost.analysis.ratio`);
+- break-even per task: delegation saves time only if check time + non-accept rate x do time <
+  do time (seed 003's definition; a non-accept is a reject, a budget run-out or "unverifiable");
+  mean efforts over all attempts, timeouts counted at their limit (so a lower bound);
+- correct answers per hour, doing vs delegating (Ipeirotis & Zheng 2025): doing counts passed do
+  attempts per do hour; delegating counts accepted correct answers, plus, for each non-accept,
+  a redo that succeeds at the measured do pass rate and costs the mean do time, at the study's mix;
+- RQ2 / H2: false-accept rate (accepts among checks of wrong answers) and false-reject rate
+  (rejects among checks of correct answers) with the spec's binomial interval; by subtlety
+  (``error_level``) and error type with counts; outcomes per 100 delegated tasks at assumed
+  real-world error rates of 5, 10 and 20 %;
+- H3: time of false accepts vs correct rejects, raw and relative to each person's own median do
+  time, overall and per person;
+- premature closures (wrong verdicts at confidence >= tau), the four-outcome decomposition by
+  ground truth, time to correct verdict (conditional on a correct verdict);
+- flags: possible guesses and inactivity gaps, with the headline results (overall ratio,
+  false-accept and false-reject rates) with and without flagged attempts;
+- the "fewer than 3 people" rule: fewer than 3 people with both do and check attempts makes the
+  human part a pilot, and every result says so.
+
+Partial input gives partial results, each missing part named in ``notes``: a trace without check
+episodes still gets its do-time summaries; a participant whose attempts all timed out gets no
+per-person ratio; a task nobody did gets no per-task ratio.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from vcost import __version__
+from vcost.analysis._attempts import (
+    FlagSettings,
+    attempt_table,
+    difficulty_levels,
+    minutes_per_unit,
+)
+from vcost.analysis.ratio import (
+    RatioEstimate,
+    person_ratios,
+    raw_medians,
+    task_ratios,
+    timeout_share,
+    verification_ratio,
+)
+from vcost.errors import InputError
+from vcost.indicators import Estimate
+from vcost.stats.intervals import binomial_interval
+from vcost.trace import Trace
+
+if TYPE_CHECKING:
+    from vcost.spec import StudySpec
+
+__all__ = ["REAL_WORLD_ERROR_RATES", "StudyAnalysis", "analyse_study", "rates", "to_jsonable"]
+
+REAL_WORLD_ERROR_RATES = (0.05, 0.10, 0.20)
+PILOT_MINIMUM = 3
+
+
+@dataclass(frozen=True)
+class StudyAnalysis:
+    """Every number of the study analysis (module doc); ``to_dict`` is the JSON of the report."""
+
+    meta: dict[str, Any]
+    pilot: bool
+    notes: tuple[str, ...]
+    attempts: pd.DataFrame
+    ratio: RatioEstimate | None
+    timeouts: pd.DataFrame
+    medians: pd.DataFrame
+    people: pd.DataFrame
+    tasks: pd.DataFrame
+    break_even: pd.DataFrame
+    per_hour: dict[str, float]
+    error_rates: dict[str, Estimate]
+    by_subtlety: pd.DataFrame
+    by_error_type: pd.DataFrame
+    per_100: pd.DataFrame
+    h3: pd.DataFrame
+    premature_closures: int
+    decomposition: pd.DataFrame
+    time_to_correct: dict[str, float]
+    flags: dict[str, int]
+    headline: pd.DataFrame
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """All numbers as JSON-ready data (frames as lists of records)."""
+        out: dict[str, Any] = {
+            "meta": self.meta,
+            "pilot": self.pilot,
+            "notes": list(self.notes),
+            "ratio": None if self.ratio is None else _ratio_dict(self.ratio),
+            "timeouts": self.timeouts,
+            "raw_medians": self.medians,
+            "per_person": self.people,
+            "per_task": self.tasks,
+            "break_even": self.break_even,
+            "correct_per_hour": self.per_hour,
+            "error_rates": self.error_rates,
+            "false_accepts_by_subtlety": self.by_subtlety,
+            "false_accepts_by_error_type": self.by_error_type,
+            "per_100_delegated": self.per_100,
+            "h3": self.h3,
+            "premature_closures": self.premature_closures,
+            "outcome_decomposition": self.decomposition,
+            "time_to_correct_verdict_conditional": self.time_to_correct,
+            "flags": self.flags,
+            "headline_with_without_flagged": self.headline,
+        }
+        result: dict[str, Any] = to_jsonable(out)
+        return result
+
+
+def _ratio_dict(r: RatioEstimate) -> dict[str, Any]:
+    return {
+        "method": r.method,
+        "resample": r.resample,
+        "overall": r.overall,
+        "by_difficulty": r.by_difficulty,
+        "wald_by_difficulty": r.wald_by_difficulty,
+        "weibull_overall": r.weibull_overall,
+        "weibull_by_difficulty": r.weibull_by_difficulty,
+        "sigma": r.sigma,
+        "attempts": r.attempts,
+        "censored": r.censored,
+        "replicates": r.replicates,
+        "coefficients": r.coefficients.reset_index(),
+        "notes": list(r.notes),
+    }
+
+
+def to_jsonable(value: Any) -> Any:
+    """Frames, dataclasses, numpy scalars and NaN (as null) made JSON-ready."""
+    if isinstance(value, pd.DataFrame):
+        return [to_jsonable(r) for r in value.to_dict(orient="records")]
+    if isinstance(value, Estimate):
+        return {"value": to_jsonable(value.value), "lower": to_jsonable(value.lower),
+                "upper": to_jsonable(value.upper), "n": value.n}  # fmt: skip
+    if isinstance(value, Mapping):
+        return {str(k): to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [to_jsonable(v) for v in value]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if value is pd.NA or value is pd.NaT:
+        return None
+    if isinstance(value, pd.Timestamp | datetime):
+        return value.isoformat()
+    return value
+
+
+def _spec_settings(spec: StudySpec | None) -> tuple[FlagSettings, float, float, str, str]:
+    """Flags, tau, alpha, interval method and cost unit from the spec (defaults without one)."""
+    if spec is None:
+        return FlagSettings(0.5, 0.5, 10.0, 1.0), 1.0, 0.05, "clopper-pearson", "human-minutes"
+    unit = spec.cost.unit
+    mpu = minutes_per_unit(unit)
+    guess = spec.flags.guess if spec.flags else None
+    inactive = spec.flags.inactivity if spec.flags else None
+    under = None
+    if guess is not None and mpu is not None:
+        under = guess.under_seconds / 60.0 / mpu
+    flags = FlagSettings(
+        guess_under=under,
+        guess_confidence=guess.at_confidence if guess else None,
+        inactivity_gap=inactive.gap_minutes if inactive else None,
+        minutes_per_unit=mpu,
+    )
+    return flags, spec.stopping.tau, spec.decision.alpha, spec.decision.interval, unit
+
+
+def rates(
+    checks: pd.DataFrame, *, alpha: float = 0.05, method: str = "clopper-pearson"
+) -> dict[str, Estimate]:
+    """False-accept and false-reject rates (all checks in the denominator) with intervals."""
+    out: dict[str, Estimate] = {}
+    for name, gt, verdict in (
+        ("false_accept", "incorrect", "accept"),
+        ("false_reject", "correct", "reject"),
+    ):
+        sub = checks[checks["ground_truth"] == gt]
+        n, k = len(sub), int((sub["verdict"] == verdict).sum())
+        if n == 0:
+            out[name] = Estimate(float("nan"), float("nan"), float("nan"), 0)
+            continue
+        ci = binomial_interval(k, n, alpha=alpha, method=method)  # type: ignore[arg-type]
+        out[name] = Estimate(k / n, ci.lower, ci.upper, n)
+    return out
+
+
+def _by(checks: pd.DataFrame, column: str, alpha: float, method: str) -> pd.DataFrame:
+    wrong = checks[checks["ground_truth"] == "incorrect"]
+    rows = []
+    for level, sub in wrong.groupby(wrong[column].fillna("unlabelled"), sort=True):
+        k, n = int((sub["verdict"] == "accept").sum()), len(sub)
+        ci = binomial_interval(k, n, alpha=alpha, method=method)  # type: ignore[arg-type]
+        rows.append({column: level, "checks": n, "false_accepts": k, "rate": k / n,
+                     "lower": ci.lower, "upper": ci.upper})  # fmt: skip
+    return pd.DataFrame(rows, columns=[column, "checks", "false_accepts", "rate", "lower", "upper"])
+
+
+def _per_100(checks: pd.DataFrame) -> pd.DataFrame:
+    """Expected outcomes per 100 delegated tasks at assumed real-world error rates."""
+    wrong = checks[checks["ground_truth"] == "incorrect"]
+    right = checks[checks["ground_truth"] == "correct"]
+
+    def share(frame: pd.DataFrame, mask: pd.Series) -> float:
+        return float(mask.mean()) if len(frame) else float("nan")
+
+    fa = share(wrong, wrong["verdict"] == "accept")
+    cr = share(wrong, wrong["verdict"] == "reject")
+    ca = share(right, right["verdict"] == "accept")
+    fr = share(right, right["verdict"] == "reject")
+    rows = []
+    for e in REAL_WORLD_ERROR_RATES:
+        w, c = 100 * e, 100 * (1 - e)
+        rows.append(
+            {
+                "error_rate": e,
+                "correct_accepted": c * ca,
+                "false_rejects": c * fr,
+                "false_accepts": w * fa,
+                "errors_caught": w * cr,
+                "no_verdict": c * (1 - ca - fr) + w * (1 - fa - cr),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def _break_even(att: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, float]]:
+    do = att[att["block"] == "do"]
+    ch = att[att["block"] == "check"]
+    columns = ["task_id", "difficulty", "do_time", "check_time", "non_accept_rate",
+               "delegation_time", "saving", "breaks_even", "do_attempts", "checks"]  # fmt: skip
+    rows = []
+    for t in sorted(set(do["task_id"]) | set(ch["task_id"])):
+        d, c = do[do["task_id"] == t], ch[ch["task_id"] == t]
+        label = d["difficulty"].iloc[0] if len(d) else c["difficulty"].iloc[0]
+        do_time = float(d["effort"].mean()) if len(d) else float("nan")
+        check_time = float(c["effort"].mean()) if len(c) else float("nan")
+        non_accept = float((c["verdict"] != "accept").mean()) if len(c) else float("nan")
+        cost = check_time + non_accept * do_time
+        rows.append(
+            {"task_id": t, "difficulty": label, "do_time": do_time, "check_time": check_time,
+             "non_accept_rate": non_accept, "delegation_time": cost, "saving": do_time - cost,
+             "breaks_even": bool(cost < do_time) if np.isfinite(cost) else None,
+             "do_attempts": len(d), "checks": len(c)}
+        )  # fmt: skip
+    table = pd.DataFrame(rows, columns=columns)
+    per_hour = {"doing": float("nan"), "delegating": float("nan")}
+    if len(do) and do["effort"].sum() > 0:
+        passed = do["passed"].eq(True)
+        per_hour["doing"] = float(passed.sum() / (do["effort"].sum() / 60.0))
+        if len(ch):
+            p_do = float(passed.mean())
+            mean_do = float(do["effort"].mean())
+            accepted_correct = (
+                (ch["verdict"] == "accept") & (ch["ground_truth"] == "correct")
+            ).sum()
+            non_accept = (ch["verdict"] != "accept").sum()
+            minutes = ch["effort"].sum() + non_accept * mean_do
+            per_hour["delegating"] = float(
+                (accepted_correct + non_accept * p_do) / (minutes / 60.0)
+            )
+    return table, per_hour
+
+
+def _h3(att: pd.DataFrame) -> pd.DataFrame:
+    do_median = att[att["block"] == "do"].groupby("verifier_id")["effort"].median()
+    ch = att[att["verdict_kind"].isin(["false_accept", "correct_reject"])].copy()
+    ch["relative"] = ch["effort"] / ch["verifier_id"].map(do_median)
+    rows = []
+    for who, sub in [("all", ch), *sorted(ch.groupby("verifier_id"), key=lambda g: str(g[0]))]:
+        row: dict[str, Any] = {"verifier_id": who}
+        for kind in ("false_accept", "correct_reject"):
+            k = sub[sub["verdict_kind"] == kind]
+            row[f"{kind}_n"] = len(k)
+            row[f"{kind}_median"] = float(k["effort"].median()) if len(k) else float("nan")
+            row[f"{kind}_relative_median"] = (
+                float(k["relative"].median()) if len(k) else float("nan")
+            )
+        row["faster_accepts"] = (
+            bool(row["false_accept_median"] < row["correct_reject_median"])
+            if row["false_accept_n"] and row["correct_reject_n"]
+            else None
+        )
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _decomposition(checks: pd.DataFrame) -> pd.DataFrame:
+    known = checks[checks["outcome"].notna()]
+    table = (
+        known.groupby(["ground_truth", "outcome"], observed=True)
+        .size()
+        .unstack("outcome", fill_value=0)
+        if len(known)
+        else pd.DataFrame()
+    )
+    cols = ["correct_verdict", "wrong_verdict", "budget_exhausted", "unverifiable"]
+    table = table.reindex(columns=cols, fill_value=0)
+    table["checks"] = table.sum(axis=1)
+    return table.reset_index() if len(table) else pd.DataFrame(columns=["ground_truth", *cols])
+
+
+def _headline(att: pd.DataFrame, reps: int, seed: int, alpha: float, method: str) -> pd.DataFrame:
+    rows = []
+    for label, sub in (("all attempts", att), ("without flagged", att[~att["flagged"]])):
+        row: dict[str, Any] = {"attempts": label, "n": len(sub)}
+        try:
+            r = verification_ratio(sub, reps=reps, seed=seed, alpha=alpha, weibull=False)
+            row.update(ratio=r.overall.value, ratio_lower=r.overall.lower,
+                       ratio_upper=r.overall.upper)  # fmt: skip
+        except InputError:
+            row.update(ratio=float("nan"), ratio_lower=float("nan"), ratio_upper=float("nan"))
+        checks = sub[sub["block"] == "check"]
+        for name, est in rates(checks, alpha=alpha, method=method).items():
+            row[f"{name}_rate"] = est.value
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def analyse_study(
+    trace: Trace,
+    *,
+    spec: StudySpec | None = None,
+    difficulty: Mapping[str, str] | pd.Series | None = None,
+    reps: int = 400,
+    seed: int = 0,
+) -> StudyAnalysis:
+    """Analyse a verifier-panel trace (module doc). ``difficulty`` maps task_id to a label."""
+    flags, tau, alpha, method, unit = _spec_settings(spec)
+    labels = pd.Series(difficulty) if difficulty is not None else None
+    att = attempt_table(trace, difficulty=labels, flags=flags)
+    att = att[att["verifier_id"].isin(_people(trace))] if len(trace.verifiers) else att
+    notes: list[str] = []
+    if labels is None:
+        notes.append("no task difficulty labels given: ratios are not split by difficulty")
+    elif (att["difficulty"] == "unlabelled").any():
+        notes.append("some tasks have no difficulty label (shown as 'unlabelled')")
+    if flags.minutes_per_unit is None:
+        notes.append(f"cost unit {unit} is not a time: guess and inactivity flags not applied")
+    do = att[att["block"] == "do"]
+    checks = att[att["block"] == "check"]
+    people_both = set(do["verifier_id"]) & set(checks["verifier_id"])
+    pilot = len(people_both) < PILOT_MINIMUM
+    if pilot:
+        notes.append(
+            f"PILOT: only {len(people_both)} person(s) have both do and check attempts (fewer "
+            f"than {PILOT_MINIMUM}); by the study design's rule the human part is a pilot"
+        )
+    if checks.empty:
+        notes.append("no check episodes: no verification ratio, error rates or H3 (partial)")
+    if do.empty:
+        notes.append("no do episodes: no verification ratio or break-even (partial)")
+    ratio: RatioEstimate | None = None
+    try:
+        ratio = verification_ratio(att, reps=reps, seed=seed, alpha=alpha)
+        notes.extend(f"ratio: {n}" for n in ratio.notes)
+    except InputError as error:
+        notes.append(f"no verification ratio: {error}")
+    people = person_ratios(att, reps=reps // 2, seed=seed, alpha=alpha)
+    for row in people[(people["difficulty"] == "all") & people["ratio"].isna()].itertuples():
+        notes.append(f"no ratio for {row.verifier_id}: {row.note}")
+    for v, sub in att.groupby("verifier_id"):
+        if len(sub) and sub["censored"].all():
+            notes.append(f"{v}: every attempt timed out (lower bounds only)")
+    tasks = task_ratios(att, alpha=alpha)
+    task_ids = set(trace.answers["task_id"]) | set(labels.index if labels is not None else [])
+    never_done = sorted(task_ids - set(do["task_id"]))
+    if never_done and not do.empty:
+        notes.append(
+            f"{len(never_done)} task(s) done by nobody (no per-task ratio): "
+            + ", ".join(map(str, never_done[:8]))
+        )
+    break_even, per_hour = _break_even(att)
+    closures = int(
+        ((checks["outcome"] == "wrong_verdict") & (checks["confidence"] >= tau - 1e-9)).sum()
+    )
+    correct = checks[checks["outcome"] == "correct_verdict"]["effort"]
+    meta = _meta(trace, spec, unit)
+    meta["difficulty_levels"] = difficulty_levels(att["difficulty"])
+    meta["people"] = sorted(people_both)
+    return StudyAnalysis(
+        meta=meta,
+        pilot=pilot,
+        notes=tuple(notes),
+        attempts=att,
+        ratio=ratio,
+        timeouts=timeout_share(att),
+        medians=raw_medians(att),
+        people=people,
+        tasks=tasks,
+        break_even=break_even,
+        per_hour=per_hour,
+        error_rates=rates(checks, alpha=alpha, method=method),
+        by_subtlety=_by(checks, "error_level", alpha, method),
+        by_error_type=_by(checks, "error_type", alpha, method),
+        per_100=_per_100(checks),
+        h3=_h3(att),
+        premature_closures=closures,
+        decomposition=_decomposition(checks),
+        time_to_correct={
+            "n": float(len(correct)),
+            "median": float(correct.median()) if len(correct) else float("nan"),
+            "mean": float(correct.mean()) if len(correct) else float("nan"),
+        },
+        flags={
+            "possible_guesses": int(att["flag_guess"].sum()),
+            "inactivity_gaps": int(att["flag_inactive"].sum()),
+            "flagged_attempts": int(att["flagged"].sum()),
+        },
+        headline=_headline(att, max(reps // 2, 50), seed, alpha, method),
+    )
+
+
+def _people(trace: Trace) -> set[str]:
+    v = trace.verifiers
+    return set(v.loc[v["kind"] == "person", "verifier_id"]) if "kind" in v else set()
+
+
+def _meta(trace: Trace, spec: StudySpec | None, unit: str) -> dict[str, Any]:
+    hashes = trace.episodes.get("spec_hash")
+    trace_hashes = sorted(set(hashes.dropna())) if hashes is not None else []
+    return {
+        "vcost_version": __version__,
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "spec_hash": spec.spec_hash if spec is not None else None,
+        "spec_name": spec.study.name if spec is not None else None,
+        "trace_spec_hashes": trace_hashes,
+        "deviations": [d.model_dump(mode="json") for d in spec.deviations] if spec else [],
+        "cost_unit": unit,
+        "models": sorted(set(trace.answers["model_id"].dropna().astype(str))),
+        "difficulty_levels": [],
+    }
