@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 OUT    ?= out
 
-.PHONY: demo test lint typecheck unit bench clean
+.PHONY: demo serve-demo test lint typecheck unit bench clean
 
 $(STAMP): pyproject.toml scripts/system-deps.sh
 	bash scripts/system-deps.sh
@@ -16,6 +16,9 @@ $(STAMP): pyproject.toml scripts/system-deps.sh
 
 demo: $(STAMP)  ## run the example study end to end: trace -> indicators table -> Markdown report
 	$(BIN)/vcost demo --out $(OUT)
+
+serve-demo: $(STAMP)  ## make demo, then serve the web harness on a demo study (links printed)
+	$(BIN)/vcost demo --out $(OUT) --serve
 
 test: lint typecheck unit  ## everything CI runs
 
@@ -35,6 +38,7 @@ bench: $(STAMP)  ## every benchmark in bench/, each against its named baseline
 	$(BIN)/python bench/bench_plant.py
 	$(BIN)/python bench/bench_judge.py
 	$(BIN)/python bench/bench_audit.py
+	$(BIN)/python bench/bench_harness.py
 
 clean:
 	rm -rf $(VENV) $(OUT) .mypy_cache .pytest_cache .ruff_cache

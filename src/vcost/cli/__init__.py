@@ -16,6 +16,7 @@ from vcost.cli.allocate_cmd import allocate_group
 from vcost.cli.analyse_cmd import analyse
 from vcost.cli.answers_cmd import answers
 from vcost.cli.audit_cmd import audit_group
+from vcost.cli.bots_cmd import bots
 from vcost.cli.db_cmd import db
 from vcost.cli.demo_cmd import demo
 from vcost.cli.grade_cmd import grade
@@ -67,6 +68,7 @@ cli.add_command(judge_group)
 cli.add_command(analyse)
 cli.add_command(allocate_group)
 cli.add_command(serve)
+cli.add_command(bots)
 cli.add_command(report)
 
 

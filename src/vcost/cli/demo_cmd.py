@@ -138,7 +138,15 @@ def _checkers(console: Console, out: Path) -> None:
     help="Folder for the outputs.",
 )
 @click.option("--reps", default=1000, show_default=True, help="Bootstrap replicates.")
-def demo(out: Path, reps: int) -> None:
+@click.option(
+    "--serve",
+    "serve_after",
+    is_flag=True,
+    help="Then write a demo study (OUT/harness-demo) and serve it with `vcost serve --demo`, "
+    "printing participant and admin links; Ctrl-C stops.",
+)
+@click.pass_context
+def demo(ctx: click.Context, out: Path, reps: int, serve_after: bool) -> None:
     """Run the example study end to end.
 
     1. Grades a few hand-made answers to bundled tasks in the sandbox (OUT/grades.jsonl).
@@ -150,6 +158,9 @@ def demo(out: Path, reps: int) -> None:
     q = 1/2, Clopper-Pearson 95%), draws a synthetic trace, writes it as CSV, validates and
     imports it into a fresh SQLite store, computes the indicators from the store, prints the
     model-level table and writes OUT/report.md, OUT/indicators.json and OUT/outputs.csv.
+
+    5. With --serve: writes a demo study to OUT/harness-demo and serves the web harness on
+    http://127.0.0.1:8000 (participant, walkthrough and admin links printed).
     """
     console = Console()
     out.mkdir(parents=True, exist_ok=True)
@@ -194,3 +205,8 @@ def demo(out: Path, reps: int) -> None:
     console.print(
         f"[green]done[/]: {out / 'report.md'}, {out / 'indicators.json'}, {out / 'outputs.csv'}"
     )
+    if serve_after:
+        from vcost.cli.serve_cmd import serve
+
+        console.rule("5. the web harness on a demo study (vcost serve --demo)")
+        ctx.invoke(serve, demo=True, demo_dir=out / "harness-demo", test_link=True)

@@ -7,9 +7,13 @@
     vcost serve --demo                       # writes a demo study to ./vcost-demo and serves it
     vcost serve study/ --test-link           # a walkthrough login (its data is excluded)
     vcost serve study/ --reissue P02 --no-run  # a new link for P02 (the old one stops working)
+    vcost serve study/ --export out/         # every table as CSV and Parquet, with a codebook
+    vcost serve --db postgresql+psycopg://.../study --export out/ --export-format parquet
 
 New invitation links are printed once and appended to STUDY_DIR/invitations.csv (mode 0600):
-the store keeps only their hashes.
+the store keeps only their hashes. The researcher side (/admin) signs in with the admin token:
+$VCOST_ADMIN_TOKEN, else ``admin_token`` in harness.toml, else STUDY_DIR/admin-token (made on
+the first start, mode 0600); its sign-in link is printed at every start.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from __future__ import annotations
 import csv
 import os
 from pathlib import Path
+from typing import cast
 
 import click
 
@@ -79,6 +84,20 @@ def _links(folder: Path, rows: list[tuple[str, str]]) -> None:
     help="Issue a new invitation link (the old one stops working); repeatable.",
 )
 @click.option("--no-run", is_flag=True, help="Prepare the store and print links, then exit.")
+@click.option(
+    "--export",
+    "export_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    metavar="OUT_DIR",
+    help="Export every table (long format, with a codebook) to OUT_DIR and exit.",
+)
+@click.option(
+    "--export-format",
+    type=click.Choice(["csv", "parquet", "both"]),
+    default="both",
+    show_default=True,
+    help="What --export writes.",
+)
 def serve(
     study_dir: Path | None,
     url: str | None,
@@ -91,10 +110,16 @@ def serve(
     test_link: bool,
     reissue: tuple[str, ...],
     no_run: bool,
+    export_dir: Path | None,
+    export_format: str,
 ) -> None:
-    """Serve a study's timed do/check sessions to its participants."""
+    """Serve a study's timed do/check sessions to its participants (and its researcher)."""
     from vcost.harness import crowd_url, invitation_url, make_demo_study, open_study
-    from vcost.harness._serve import STUDY_ENV, default_url
+    from vcost.harness._serve import ADMIN_ENV, STUDY_ENV, admin_token, default_url
+
+    if export_dir is not None:
+        _export(study_dir, url, export_dir, export_format)
+        return
 
     if demo:
         if not (demo_dir / "allocation").is_dir():
@@ -127,6 +152,13 @@ def serve(
                 click.echo(f"  {person:<14} {link}")
         else:
             click.echo(f"every participant has a link (see {study_dir / 'invitations.csv'})")
+        token = admin_token(study_dir, harness.material, create=True)
+        if os.environ.get(ADMIN_ENV, "").strip():
+            click.echo(f"researcher side: {base}/admin (token: ${ADMIN_ENV})")
+        elif harness.material.settings.admin_token:
+            click.echo(f"researcher side: {base}/admin (token: admin_token in harness.toml)")
+        elif token is not None:
+            click.echo(f"researcher side: {base}/admin/login?token={token}")
         if harness.material.settings.crowd_entry:
             click.echo("crowd entry: " + crowd_url(base, {
                 "PROLIFIC_PID": "{{%PROLIFIC_PID%}}",
@@ -150,3 +182,31 @@ def serve(
         workers=workers,
         log_level="warning",
     )
+
+
+def _export(study_dir: Path | None, url: str | None, out: Path, fmt: str) -> None:
+    from vcost.harness import StudyMaterial
+    from vcost.harness._export import ExportFormat, export_study
+    from vcost.harness._serve import default_url
+    from vcost.store import Store
+
+    if url is not None:
+        store_url = url
+    elif study_dir is not None:
+        store_url = default_url(study_dir)
+    else:
+        raise InputError("give a STUDY_DIR or --db URL to export", field="export")
+    panel = StudyMaterial.load(study_dir).participants if study_dir is not None else None
+    formats: tuple[ExportFormat, ...] = (
+        ("csv", "parquet") if fmt == "both" else (cast("ExportFormat", fmt),)
+    )
+    with Store.open(store_url) as store:
+        manifest = export_study(store, out, formats=formats, panel=panel)
+    if manifest.collecting:
+        click.secho(
+            "note: data collection is still running; these tables hold verdicts, so looking at "
+            "results now can bias the study",
+            fg="yellow",
+        )
+    rows = ", ".join(f"{k} {v}" for k, v in manifest.rows.items() if v)
+    click.echo(f"exported to {out} ({', '.join(manifest.formats)}; codebook.csv): {rows}")

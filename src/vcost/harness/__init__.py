@@ -7,24 +7,32 @@
         harness = Harness(store, material)
         prepare_store(harness)                       # assignments, tasks, answers, verifiers
         token = harness.invite("P01")                # an unguessable invitation link
-        app = create_app(harness)                    # ASGI: run with uvicorn
+        app = create_app(harness, admin_token=...)   # ASGI: run with uvicorn
+        export_study(store, "export/")               # every table, CSV + Parquet + codebook
 
 Modules: ``_study`` (the study folder, read-only material), ``_state`` (participants,
 sessions, items, events and the episodes they become, in the store), ``_runs`` (Run and
-grading in the sandbox), ``_app`` (routes, pages, security), ``_demo`` (a demo study folder).
+grading in the sandbox), ``_app`` (routes, pages, security), ``_admin`` (the researcher side:
+status, data-quality flags), ``_export`` (exports and the codebook), ``_bots`` (simulated
+participants, ``vcost bots``), ``_demo`` (a demo study folder).
 The design, the rules and what is left: docs/harness.md.
 """
 
 from __future__ import annotations
 
+from vcost.harness._admin import StudyStatus, study_status
 from vcost.harness._app import COOKIE, create_app, crowd_url, expire_due, invitation_url
+from vcost.harness._bots import BotReport, BotSettings, mint_bot_logins, run_bots
 from vcost.harness._demo import demo_answers, make_demo_study
+from vcost.harness._export import export_study
 from vcost.harness._serve import app_from_env, open_study, prepare_store
 from vcost.harness._state import ClientEvent, Harness, Item, Participant, Step, hash_token
 from vcost.harness._study import HarnessSettings, StudyMaterial
 
 __all__ = [
     "COOKIE",
+    "BotReport",
+    "BotSettings",
     "ClientEvent",
     "Harness",
     "HarnessSettings",
@@ -32,14 +40,19 @@ __all__ = [
     "Participant",
     "Step",
     "StudyMaterial",
+    "StudyStatus",
     "app_from_env",
     "create_app",
     "crowd_url",
     "demo_answers",
     "expire_due",
+    "export_study",
     "hash_token",
     "invitation_url",
     "make_demo_study",
+    "mint_bot_logins",
     "open_study",
     "prepare_store",
+    "run_bots",
+    "study_status",
 ]

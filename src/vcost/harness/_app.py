@@ -31,6 +31,7 @@ from urllib.parse import urlencode
 
 from markdown_it import MarkdownIt
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import FormData
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -39,6 +40,13 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
+from vcost.harness._admin import (
+    admin_export,
+    admin_login,
+    admin_logout,
+    admin_page,
+    admin_status,
+)
 from vcost.harness._runs import (
     RUN_LIMITS,
     grade_submission,
@@ -151,10 +159,13 @@ CHECK_TESTS = "# Call the answer on your own inputs, e.g.\n# print({call})\n"
 class _Ctx:
     """The app's shared objects."""
 
-    def __init__(self, harness: Harness, sandbox: Sandbox | None) -> None:
+    def __init__(
+        self, harness: Harness, sandbox: Sandbox | None, admin_token: str | None = None
+    ) -> None:
         self.harness = harness
         self._sandbox = sandbox
         self.secret = harness.secret()
+        self.admin_token = admin_token
         self.templates = Jinja2Templates(directory=str(HERE / "templates"))
         self.templates.env.filters["markdown"] = _markdown.render
         self.stop = threading.Event()
@@ -313,7 +324,7 @@ async def screening(request: Request) -> Response:
     if request.method == "POST":
         form = await _form(request, token)
         code = _text(form.get("code"), MAX_CODE, "code")
-        score, passed, total = screening_score(ctx.sandbox, task, code)
+        score, passed, total = await run_in_threadpool(screening_score, ctx.sandbox, task, code)
         ok = ctx.harness.screened(p, score, {"passed_tests": passed, "total": total, "code": code})
         if not ok:
             url = _crowd_url(p, ctx.harness.material.settings.screenout_url)
@@ -432,7 +443,8 @@ async def submit(request: Request) -> Response:
         raise HTTPException(400, "This task asks for a verdict.")
     passed = None
     if item.ended_at is None and not p.test and item.session_index != 0:
-        passed = grade_submission(ctx.sandbox, ctx.harness.material.task(item.task_id), code)
+        task = ctx.harness.material.task(item.task_id)
+        passed = await run_in_threadpool(grade_submission, ctx.sandbox, task, code)
     ctx.harness.end_item(
         p, item_id, termination="submitted", submitted=code, passed=passed, tests=tests
     )
@@ -495,7 +507,7 @@ async def api_run(request: Request) -> Response:
         screening_task = ctx.harness.material.screening_task
         if p.stage != "screening" or screening_task is None:
             raise HTTPException(409, "not in screening")
-        result = run_code(ctx.sandbox, screening_task, code, tests)
+        result = await run_in_threadpool(run_code, ctx.sandbox, screening_task, code, tests)
         ctx.harness.record_run(p, None, {"screening": True}, run_id=secrets.token_hex(6))
         return JSONResponse(result)
     try:
@@ -509,14 +521,14 @@ async def api_run(request: Request) -> Response:
     if item.block == "do":
         ctx.harness.save_draft(p, item.item_id, code, tests)
         if isinstance(task, CodeTask):
-            result = run_code(ctx.sandbox, task, code, tests)
+            result = await run_in_threadpool(run_code, ctx.sandbox, task, code, tests)
         else:
-            result = run_data(ctx.sandbox, task, code)
+            result = await run_in_threadpool(run_data, ctx.sandbox, task, code)
     else:
         assert item.answer_id is not None
         ctx.harness.save_draft(p, item.item_id, None, tests)
         answer = ctx.harness.material.answer(item.answer_id)
-        result = run_answer(ctx.sandbox, task, answer, tests, own=tests)
+        result = await run_in_threadpool(run_answer, ctx.sandbox, task, answer, tests, own=tests)
     examples = result.get("examples") or []
     ctx.harness.record_run(
         p,
@@ -705,10 +717,6 @@ def final(request: Request) -> Response:
     return _render(request, "final.html", p, token, kind=wanted, url=_crowd_url(p, urls[wanted]))
 
 
-def admin(request: Request) -> Response:
-    raise HTTPException(403, "The researcher side is not served to participants.")
-
-
 # --------------------------------------------------------------------------------------------
 # Errors and the app
 
@@ -767,10 +775,12 @@ def create_app(
     *,
     sandbox: Sandbox | None = None,
     sweep_seconds: float | None = 1.0,
+    admin_token: str | None = None,
 ) -> Starlette:
-    """The participant-side ASGI app. ``sweep_seconds=None`` turns the deadline sweep off
-    (deadlines still hold: every request checks them)."""
-    ctx = _Ctx(harness, sandbox)
+    """The harness's ASGI app. ``sweep_seconds=None`` turns the deadline sweep off
+    (deadlines still hold: every request checks them); without ``admin_token`` the
+    researcher side (``/admin``) refuses everyone."""
+    ctx = _Ctx(harness, sandbox, admin_token)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -808,8 +818,12 @@ def create_app(
         Route("/done", final),
         Route("/withdrawn", final),
         Route("/screened-out", final),
-        Route("/admin", admin, methods=["GET", "POST"]),
-        Route("/admin/{rest:path}", admin, methods=["GET", "POST"]),
+        Route("/admin", admin_page),
+        Route("/admin/login", admin_login, methods=["GET", "POST"]),
+        Route("/admin/logout", admin_logout, methods=["POST"]),
+        Route("/admin/status.json", admin_status),
+        Route("/admin/export", admin_export, methods=["POST"]),
+        Route("/admin/{rest:path}", admin_page),
         Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
     ]
     app = Starlette(

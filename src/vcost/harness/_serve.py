@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import secrets
 from pathlib import Path
 
 from starlette.applications import Starlette
@@ -13,10 +14,41 @@ from vcost.harness._state import Harness
 from vcost.harness._study import StudyMaterial
 from vcost.store import Store
 
-__all__ = ["STUDY_ENV", "app_from_env", "open_study", "prepare_store"]
+__all__ = [
+    "ADMIN_ENV",
+    "ADMIN_FILE",
+    "STUDY_ENV",
+    "admin_token",
+    "app_from_env",
+    "open_study",
+    "prepare_store",
+]
 
 STUDY_ENV = "VCOST_HARNESS_STUDY"
 """The study folder a worker started by uvicorn (``--workers``) serves."""
+
+ADMIN_ENV = "VCOST_ADMIN_TOKEN"
+ADMIN_FILE = "admin-token"
+
+
+def admin_token(folder: Path, material: StudyMaterial, *, create: bool = False) -> str | None:
+    """The researcher side's token: $VCOST_ADMIN_TOKEN, else ``admin_token`` in harness.toml,
+    else STUDY_DIR/admin-token (written, mode 0600, with a random token when ``create``)."""
+    from_env = os.environ.get(ADMIN_ENV, "").strip()
+    if from_env:
+        return from_env
+    if material.settings.admin_token:
+        return material.settings.admin_token
+    path = folder / ADMIN_FILE
+    if path.is_file():
+        return path.read_text(encoding="utf-8").strip() or None
+    if not create:
+        return None
+    token = secrets.token_urlsafe(32)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(token + "\n")
+    return token
 
 
 def default_url(folder: Path) -> str:
@@ -53,4 +85,5 @@ def app_from_env() -> Starlette:
     """The app for a uvicorn worker: the study in $VCOST_HARNESS_STUDY, the store in
     $VCOST_DATABASE_URL (or the study's vcost.db)."""
     folder = Path(os.environ[STUDY_ENV])
-    return create_app(open_study(folder, default_url(folder)))
+    harness = open_study(folder, default_url(folder))
+    return create_app(harness, admin_token=admin_token(folder, harness.material))

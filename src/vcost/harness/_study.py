@@ -73,6 +73,13 @@ class HarnessSettings(BaseModel):
     realism_count: int = Field(8, ge=0, description="spare-task answers rated for realism")
     crowd_entry: bool = Field(True, description="accept PROLIFIC_PID/STUDY_ID/SESSION_ID entry")
     max_body_kb: int = Field(256, ge=16, description="largest request body accepted")
+    admin_token: str | None = Field(
+        None,
+        min_length=16,
+        max_length=500,
+        description="the researcher side's token (default: $VCOST_ADMIN_TOKEN, else "
+        "STUDY_DIR/admin-token, made by vcost serve)",
+    )
 
 
 def _settings(path: Path) -> HarnessSettings:
