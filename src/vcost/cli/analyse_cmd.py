@@ -75,9 +75,12 @@ def _difficulty(path: Path | None) -> pd.Series | None:
     """Task difficulty labels from a task bank folder or a CSV with task_id,difficulty."""
     if path is None:
         return None
-    if path.is_dir():
-        from vcost.tasks import load_bank
+    from vcost.tasks import BUNDLED_BANK, load_bank
 
+    path = BUNDLED_BANK if str(path) == "bundled" else path
+    if not path.exists():
+        raise InputError("no such task bank folder or CSV", source=path, field="--tasks")
+    if path.is_dir():
         return pd.Series({t.id: str(t.difficulty) for t in load_bank(path)})
     frame = pd.read_csv(path, dtype=str)
     if not {"task_id", "difficulty"} <= set(frame.columns):
@@ -105,8 +108,9 @@ SPEC_OPT = click.option(
     help="The study spec (budget, flags, tau, alpha, deviations, hash).",
 )  # fmt: skip
 TASKS_OPT = click.option(
-    "--tasks", type=click.Path(exists=True, path_type=Path),
-    help="Difficulty labels: a task bank folder or a CSV with task_id,difficulty.",
+    "--tasks", type=click.Path(path_type=Path),
+    help="Difficulty labels: a task bank folder (`bundled` for vcost's) or a CSV with "
+    "task_id,difficulty.",
 )  # fmt: skip
 REPS_OPT = click.option("--reps", default=400, show_default=True, type=click.IntRange(20, 100_000),
                         help="Bootstrap replicates.")  # fmt: skip
