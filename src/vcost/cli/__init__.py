@@ -17,6 +17,7 @@ from vcost.cli.analyse_cmd import analyse
 from vcost.cli.answers_cmd import answers
 from vcost.cli.audit_cmd import audit_group
 from vcost.cli.bots_cmd import bots
+from vcost.cli.card_cmd import card, drift
 from vcost.cli.db_cmd import db
 from vcost.cli.demo_cmd import demo
 from vcost.cli.grade_cmd import grade
@@ -70,6 +71,8 @@ cli.add_command(allocate_group)
 cli.add_command(serve)
 cli.add_command(bots)
 cli.add_command(report)
+cli.add_command(card)
+cli.add_command(drift)
 
 
 def main() -> None:

@@ -1,0 +1,159 @@
+"""``vcost card`` and ``vcost drift``: grader cards from files, and drift checks on an anchor."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from vcost.errors import InputError
+from vcost.reliability import (
+    GraderCard,
+    adjudicate,
+    apply_drift,
+    build_card,
+    check_drift,
+    error_rates,
+    freeze_anchor,
+    load_policy,
+    read_anchor,
+    read_export_log,
+    read_gold,
+    read_labels,
+    write_card,
+)
+from vcost.reliability._verifiers import VerifierRun
+
+__all__ = ["card", "drift"]
+
+_FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
+
+
+def _audit(path: Path | None) -> dict[str, object] | None:
+    if path is None:
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
+        raise InputError(f"not JSON: {error.msg}", source=path, line=error.lineno) from None
+    if not isinstance(data, dict) or not isinstance(data.get("passed"), bool):
+        raise InputError("an exploit audit is a JSON object with a boolean 'passed'", source=path)
+    return data
+
+
+@click.command()
+@click.option("--gold", "gold_path", required=True, type=_FILE, help="Gold set (JSONL or CSV).")
+@click.option("--labels", "label_paths", required=True, multiple=True, type=_FILE,
+              help="Label files (repeat): primary labellers and adjudicators.")  # fmt: skip
+@click.option("--run", "run_path", required=True, type=_FILE, help="Verifier run (JSONL).")
+@click.option("--policy", "policy_path", required=True, type=_FILE, help="Card policy TOML.")
+@click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path))
+@click.option("--anchor", "anchor_path", type=_FILE, help="Frozen anchor (drift monitoring).")
+@click.option("--exploit-audit", "audit_path", type=_FILE, help="Exploit audit result (JSON).")
+@click.option("--export-log", "export_path", type=click.Path(path_type=Path),
+              help="The gold set's export log (JSONL).")  # fmt: skip
+@click.option("--adjudication-log", type=click.Path(path_type=Path),
+              help="Append adjudication decisions to this JSONL file.")  # fmt: skip
+def card(
+    gold_path: Path,
+    label_paths: tuple[Path, ...],
+    run_path: Path,
+    policy_path: Path,
+    out: Path,
+    anchor_path: Path | None,
+    audit_path: Path | None,
+    export_path: Path | None,
+    adjudication_log: Path | None,
+) -> None:
+    """Write a grader card (card.json, card.md, card.html) for a verifier run on a gold set."""
+    policy = load_policy(policy_path)
+    gold = read_gold(gold_path, task_class=policy.task_class)
+    adjudication = adjudicate(
+        gold, read_labels(label_paths), level=policy.label_level, log=adjudication_log
+    )
+    run = VerifierRun.read(run_path)
+    estimate = error_rates(
+        gold, adjudication, run, alpha=policy.alpha, target_bound=policy.target_bound
+    )
+    result = build_card(
+        gold=gold,
+        adjudication=adjudication,
+        run=run,
+        estimate=estimate,
+        policy=policy,
+        exploit_audit=_audit(audit_path),
+        anchor=read_anchor(anchor_path) if anchor_path else None,
+        export_log=read_export_log(export_path) if export_path else (),
+    )
+    paths = write_card(result, out)
+    for tier in result.eligibility:
+        mark = "granted" if tier.granted else "not granted: " + "; ".join(tier.reasons)
+        click.echo(f"{tier.tier}: {mark}")
+    aside = adjudication.set_aside()
+    if aside:
+        click.echo(f"{len(aside)} item(s) set aside (no usable gold label); see the card")
+    click.echo(f"card -> {paths['json']}, {paths['markdown']}, {paths['html']}")
+
+
+@click.command()
+@click.option("--gold", "gold_path", required=True, type=_FILE, help="Gold set (JSONL or CSV).")
+@click.option("--labels", "label_paths", required=True, multiple=True, type=_FILE)
+@click.option("--policy", "policy_path", required=True, type=_FILE, help="Card policy TOML.")
+@click.option("--anchor", "anchor_path", required=True, type=click.Path(path_type=Path),
+              help="Anchor file: read, or written with --freeze.")  # fmt: skip
+@click.option("--freeze", type=int, help="Freeze a new anchor of this many items and stop.")
+@click.option("--baseline", type=_FILE, help="Verifier run the card was issued on.")
+@click.option("--candidate", type=_FILE, help="New run (new version, or periodic re-run).")
+@click.option("--card", "card_path", type=_FILE, help="A card.json to update with the result.")
+@click.option("--seed", default=0, show_default=True)
+def drift(
+    gold_path: Path,
+    label_paths: tuple[Path, ...],
+    policy_path: Path,
+    anchor_path: Path,
+    freeze: int | None,
+    baseline: Path | None,
+    candidate: Path | None,
+    card_path: Path | None,
+    seed: int,
+) -> None:
+    """Freeze an anchor subset, or compare a new run with the baseline on it.
+
+    A shift beyond the policy's drift tolerance suspends billing and training-reward eligibility
+    on the card (rewritten next to --card) until the verifier is recertified.
+    """
+    policy = load_policy(policy_path)
+    gold = read_gold(gold_path, task_class=policy.task_class)
+    adjudication = adjudicate(gold, read_labels(label_paths), level=policy.label_level)
+    if freeze is not None:
+        anchor = freeze_anchor(gold, adjudication, size=freeze, seed=seed)
+        anchor.write(anchor_path)
+        click.echo(f"anchor of {len(anchor.item_ids)} items frozen -> {anchor_path}")
+        return
+    if baseline is None or candidate is None:
+        raise InputError("give --baseline and --candidate runs (or --freeze N)", field="candidate")
+    if policy.drift_tolerance is None:
+        raise InputError(
+            "the policy declares no drift tolerance", source=policy_path, field="drift.tolerance"
+        )
+    check = check_drift(
+        gold,
+        adjudication,
+        read_anchor(anchor_path),
+        VerifierRun.read(baseline),
+        VerifierRun.read(candidate),
+        tolerance=policy.drift_tolerance,
+    )
+    click.echo(f"drift: {check.status}")
+    for reason in check.reasons:
+        click.echo(f"  {reason}")
+    if card_path is not None:
+        try:
+            data = json.loads(card_path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as error:
+            raise InputError(f"not JSON: {error.msg}", source=card_path) from None
+        updated = apply_drift(GraderCard.from_dict(data), check, policy)
+        paths = write_card(updated, card_path.parent, stem=card_path.stem)
+        granted = ", ".join(updated.granted())
+        click.echo(f"card updated ({granted}) -> {paths['json']}")

@@ -1,0 +1,322 @@
+"""Render a grader card as Markdown and as one self-contained HTML page (no external assets)."""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from vcost.reliability._card import GraderCard
+
+__all__ = ["render_html", "render_markdown", "write_card"]
+
+
+def _pct(x: Any) -> str:
+    return "n/a" if x is None else f"{100 * float(x):.1f}%"
+
+
+def _interval(pair: Any) -> str:
+    return "n/a" if not pair else f"[{_pct(pair[0])}, {_pct(pair[1])}]"
+
+
+def _num(x: Any, digits: int = 3) -> str:
+    return "n/a" if x is None else f"{float(x):.{digits}f}"
+
+
+def _rate_rows(card: GraderCard) -> list[list[str]]:
+    rows = []
+    for r in card.estimate["rates"]:
+        zero = ""
+        if r["rule_of_three"] is not None:
+            zero = (
+                f"0 errors: <= {_pct(r['zero_event_exact'])} "
+                f"(rule of three {_pct(r['rule_of_three'])});"
+                f" {r['items_for_target']} items for <= {_pct(r['target_bound'])}"
+                f" (+{r['more_items_for_target']})"
+            )
+        rows.append(
+            [
+                r["kind"],
+                r["group"],
+                f"{r['errors']}/{r['n']}",
+                _pct(r["rate"]),
+                _interval(r["clopper_pearson"]),
+                _interval(r["korn_graubard"]),
+                _interval(r["cluster_bootstrap"]),
+                f"{r['clusters']} / {_num(r['design_effect'], 2)}",
+                zero,
+            ]
+        )
+    return rows
+
+
+_RATE_HEAD = [
+    "rate",
+    "group",
+    "errors/n",
+    "estimate",
+    "Clopper-Pearson (naive)",
+    "Korn-Graubard (clusters)",
+    "cluster bootstrap",
+    "clusters / deff",
+    "zero errors",
+]
+
+
+def _sections(card: GraderCard) -> list[tuple[str, list[str], list[list[str]], list[str]]]:
+    """(title, table head, table rows, paragraphs) per section: shared by both renderers."""
+    v = card.verifier
+    est = card.estimate
+    ab = est["abstention"]
+    cal = est["calibration"]
+    lab = card.labelling
+    gold = card.gold
+    out: list[tuple[str, list[str], list[list[str]], list[str]]] = []
+    out.append(
+        (
+            "Verifier",
+            ["field", "value"],
+            [
+                ["name", v.name],
+                ["kind", v.kind],
+                ["version", v.version],
+                ["model", v.model or "-"],
+                ["prompt hash", v.prompt_hash or "-"],
+                ["decoding", v.decoding or "-"],
+                ["parser", v.parser or "-"],
+                ["synthetic", "YES (not a real model)" if v.synthetic else "no"],
+                ["task class", card.task_class],
+                ["run at", card.run_at],
+                ["issued", card.issued_at],
+                ["expires", card.expires_at],
+            ],
+            list(card.notes),
+        )
+    )
+    out.append(
+        (
+            "Eligibility",
+            ["tier", "granted", "why not"],
+            [
+                [
+                    d.tier,
+                    "yes" if d.granted else "no",
+                    "; ".join(d.reasons) if not d.granted else "",
+                ]
+                for d in card.eligibility
+            ],
+            [
+                f"Thresholds from {card.policy.get('source') or 'the policy'} (sha256 "
+                f"{str(card.policy.get('sha256'))[:16]}), declared {card.policy['declared_at']}.",
+            ],
+        )
+    )
+    out.append(
+        (
+            "Gold set datasheet",
+            ["field", "value"],
+            [
+                ["name", str(gold["name"])],
+                [
+                    "items / tasks / clusters",
+                    f"{gold['items']} / {gold['tasks']} / {gold['clusters']}",
+                ],
+                ["by stratum", ", ".join(f"{k}: {n}" for k, n in gold["by_stratum"].items())],
+                ["by source", ", ".join(f"{k}: {n}" for k, n in gold["by_source"].items())],
+                ["canary", str(gold["canary"])],
+                ["digest", str(gold["digest"])[:16]],
+                ["exports logged", str(gold["exports"])],
+            ],
+            [],
+        )
+    )
+    out.append(
+        (
+            f"Labels (level: {lab['level']})",
+            ["field", "value"],
+            [
+                ["status counts", ", ".join(f"{k}: {n}" for k, n in sorted(lab["counts"].items()))],
+                [
+                    "Cohen's kappa (first two labellers)",
+                    f"{_num(lab['kappa'])} on {lab['kappa_items']} items",
+                ],
+                ["percent agreement", _pct(lab["percent_agreement"])],
+            ]
+            + [
+                [f"set aside: {s['item_id']}", f"{s['status']}: {s['reason']}"]
+                for s in lab["set_aside"]
+            ],
+            [],
+        )
+    )
+    out.append(
+        (
+            "Error rates",
+            _RATE_HEAD,
+            _rate_rows(card),
+            [
+                f"Intervals at {_pct(est['level_confidence'])}; Korn-Graubard is the "
+                "Clopper-Pearson interval on the design-effect sample (items sharing a task "
+                "or source); the thresholds read its upper bound. Abstentions are in no "
+                "rate (see coverage).",
+            ],
+        )
+    )
+    out.append(
+        (
+            "Abstention and accuracy when judging",
+            ["field", "value"],
+            [
+                ["labelled items", str(ab["labelled"])],
+                [
+                    "judged / abstained / no verdict",
+                    f"{ab['judged']} / {ab['abstained']} / {ab['missing']}",
+                ],
+                ["coverage", f"{_pct(ab['coverage'])} {_interval(ab['coverage_interval'])}"],
+                [
+                    "accuracy when judging",
+                    f"{_pct(ab['accuracy_when_judging'])} {_interval(ab['accuracy_interval'])}",
+                ],
+            ],
+            [],
+        )
+    )
+    out.append(
+        (
+            "Calibration of the verifier's confidence",
+            ["bin", "count", "mean confidence", "accuracy"],
+            [
+                [
+                    f"({_num(b['lower'], 1)}, {_num(b['upper'], 1)}]",
+                    str(b["count"]),
+                    _num(b["mean_confidence"]),
+                    _num(b["accuracy"]),
+                ]
+                for b in cal["reliability_diagram"]
+                if b["count"]
+            ],
+            [
+                cal["reason"]
+                or f"n = {cal['n']}; ECE {_num(cal['ece'])}; debiased calibration error "
+                f"{_num(cal['debiased_calibration_error'])}; Brier {_num(cal['brier'])}."
+            ],
+        )
+    )
+    out.append(
+        (
+            "Bias: perturbation flip rates",
+            ["perturbation", "checker", "flips/pairs", "rate", "interval", "noise floor"],
+            [
+                [
+                    str(f.get("perturbation")),
+                    str(f.get("checker")),
+                    f"{f.get('flips')}/{f.get('pairs')}",
+                    _pct(f.get("rate")),
+                    _interval([f.get("lower"), f.get("upper")] if "lower" in f else None),
+                    _pct(f.get("baseline_rate")),
+                ]
+                for f in card.flip_rates
+            ],
+            [] if card.flip_rates else ["No perturbed runs (not applicable, or not yet run)."],
+        )
+    )
+    audit = card.exploit_audit
+    out.append(
+        (
+            "Exploit audit",
+            ["field", "value"],
+            [[str(k), json.dumps(v)] for k, v in (audit or {}).items()],
+            [] if audit else ["Not run: training reward is not granted without a passed audit."],
+        )
+    )
+    drift = card.drift
+    out.append(
+        (
+            f"Drift: {drift.get('status')}",
+            ["field", "value"],
+            [[str(k), json.dumps(v)] for k, v in drift.items() if k not in ("status",)],
+            [],
+        )
+    )
+    return out
+
+
+def render_markdown(card: GraderCard) -> str:
+    """The card as Markdown."""
+    title = f"# Grader card: {card.verifier.name} on {card.task_class}"
+    lines = [title, ""]
+    if card.verifier.synthetic:
+        lines += ["> **SYNTHETIC VERIFIER** - not a real model; see notes.", ""]
+    for heading, head, rows, paragraphs in _sections(card):
+        lines += [f"## {heading}", ""]
+        if rows:
+            lines.append("| " + " | ".join(head) + " |")
+            lines.append("|" + "---|" * len(head))
+            for row in rows:
+                lines.append(
+                    "| " + " | ".join(c.replace("|", "\\|").replace("\n", " ") for c in row) + " |"
+                )
+            lines.append("")
+        for p in paragraphs:
+            lines += [p, ""]
+    return "\n".join(lines)
+
+
+_CSS = """
+body{font-family:system-ui,sans-serif;max-width:72rem;margin:2rem auto;padding:0 1rem;color:#222}
+table{border-collapse:collapse;margin:.5rem 0 1rem}td,th{border:1px solid #ccc;padding:.25rem .5rem;
+text-align:left;vertical-align:top;font-size:.9rem}th{background:#f3f3f3}
+.synthetic{background:#fff3cd;border:2px solid #c90;padding:.5rem 1rem;font-weight:bold}
+.yes{color:#070;font-weight:bold}.no{color:#a00;font-weight:bold}
+"""
+
+
+def render_html(card: GraderCard) -> str:
+    """The card as one self-contained HTML page (inline CSS, no scripts, no external links)."""
+    e = html.escape
+    parts = [
+        "<!doctype html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        f"<title>Grader card: {e(card.verifier.name)}</title>",
+        f"<style>{_CSS}</style></head><body>",
+        f"<h1>Grader card: {e(card.verifier.name)} on {e(card.task_class)}</h1>",
+    ]
+    if card.verifier.synthetic:
+        parts.append(
+            '<p class="synthetic" id="synthetic">SYNTHETIC VERIFIER: not a real model. '
+            "The numbers illustrate the method only.</p>"
+        )
+    for heading, head, rows, paragraphs in _sections(card):
+        slug = heading.split(":")[0].split(" (")[0].lower().replace(" ", "-")
+        parts.append(f'<section id="{e(slug)}"><h2>{e(heading)}</h2>')
+        if rows:
+            parts.append("<table><thead><tr>" + "".join(f"<th>{e(h)}</th>" for h in head))
+            parts.append("</tr></thead><tbody>")
+            for row in rows:
+                cells = []
+                for c in row:
+                    css = f' class="{c}"' if c in ("yes", "no") else ""
+                    cells.append(f"<td{css}>{e(c)}</td>")
+                parts.append("<tr>" + "".join(cells) + "</tr>")
+            parts.append("</tbody></table>")
+        parts += [f"<p>{e(p)}</p>" for p in paragraphs]
+        parts.append("</section>")
+    parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+def write_card(card: GraderCard, folder: str | Path, *, stem: str = "card") -> Mapping[str, Path]:
+    """Write ``card.json``, ``card.md`` and ``card.html`` into ``folder``."""
+    out = Path(folder)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = {
+        "json": out / f"{stem}.json",
+        "markdown": out / f"{stem}.md",
+        "html": out / f"{stem}.html",
+    }
+    paths["json"].write_text(json.dumps(card.to_dict(), indent=2) + "\n", encoding="utf-8")
+    paths["markdown"].write_text(render_markdown(card), encoding="utf-8")
+    paths["html"].write_text(render_html(card), encoding="utf-8")
+    return paths

@@ -1,0 +1,364 @@
+"""Verifiers behind one interface: run on gold items, return accept / reject / abstain.
+
+A :class:`Verifier` has an :class:`VerifierIdentity` (what the grader card names: model, prompt
+hash, decoding, parser, version) and ``run(items)``, one :class:`Verdict` per item, in order.
+Nothing is dropped: an item a verifier cannot judge gets ``abstain`` with the reason.
+
+- :class:`HiddenTestVerifier`: vcost's own hidden tests, run in the sandbox (code tasks with
+  :func:`vcost.grading.grade_code`, data tasks with :func:`vcost.grading.grade_data`). It is
+  deterministic and reports no confidence.
+- :class:`JudgeVerifier`: an LLM checker from :mod:`vcost.judges`, through any
+  :class:`~vcost.models.ModelClient` (a cassette replays it offline). ``correct`` is accept,
+  ``incorrect`` reject, ``unverifiable`` / no verdict / an own-family answer (which the standard
+  configuration never judges) abstain.
+- Any other verifier (a program check, a team's own grader) can be brought as a file of
+  verdicts: :meth:`VerifierRun.read`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+from vcost.errors import InputError, VcostError
+from vcost.grading import grade_code, grade_data
+from vcost.reliability._gold import GoldItem
+from vcost.sandbox import Sandbox
+from vcost.tasks import CodeTask, Task
+
+__all__ = [
+    "HiddenTestVerifier",
+    "JudgeVerifier",
+    "Verdict",
+    "Verifier",
+    "VerifierIdentity",
+    "VerifierRun",
+    "run_verifier",
+]
+
+VerifierKind = Literal["test-suite", "program", "model-judge"]
+VerdictValue = Literal["accept", "reject", "abstain"]
+
+
+@dataclass(frozen=True)
+class VerifierIdentity:
+    """What a grader card names a verifier by. ``synthetic`` marks a stand-in (no real model)."""
+
+    name: str
+    kind: VerifierKind
+    version: str
+    model: str = ""
+    prompt_hash: str = ""
+    decoding: str = ""
+    parser: str = ""
+    synthetic: bool = False
+    notes: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> VerifierIdentity:
+        names = set(cls.__dataclass_fields__)
+        return cls(**{k: v for k, v in data.items() if k in names})
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One verifier's verdict on one gold item; ``confidence`` in [0, 1] when it reports one."""
+
+    item_id: str
+    verdict: VerdictValue
+    confidence: float | None = None
+    detail: str = ""
+
+
+class Verifier(Protocol):
+    """Anything that judges gold items."""
+
+    @property
+    def identity(self) -> VerifierIdentity: ...
+
+    def run(self, items: Sequence[GoldItem]) -> list[Verdict]: ...
+
+
+@dataclass(frozen=True)
+class VerifierRun:
+    """A verifier's verdicts on a gold set (or its anchor subset), and when it ran."""
+
+    identity: VerifierIdentity
+    verdicts: tuple[Verdict, ...]
+    run_at: str = field(default_factory=lambda: datetime.now(UTC).isoformat())
+    gold_digest: str = ""
+
+    def by_item(self) -> dict[str, Verdict]:
+        return {v.item_id: v for v in self.verdicts}
+
+    def write(self, path: str | Path) -> Path:
+        """JSONL: a header line (identity, run_at, gold digest), then one verdict per line."""
+        p = Path(path)
+        p.parent.mkdir(parents=True, exist_ok=True)
+        header = {
+            "verifier": self.identity.to_dict(),
+            "run_at": self.run_at,
+            "gold_digest": self.gold_digest,
+        }
+        lines = [json.dumps(header, sort_keys=True)]
+        lines += [json.dumps(asdict(v), sort_keys=True) for v in self.verdicts]
+        p.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        return p
+
+    @classmethod
+    def read(cls, path: str | Path) -> VerifierRun:
+        """Read a run written by :meth:`write` (or by a team's own tool in the same format)."""
+        p = Path(path)
+        if not p.is_file():
+            raise InputError("verifier run file not found", source=p, hint="check the path")
+        lines = [(n, t) for n, t in enumerate(p.read_text("utf-8").splitlines(), 1) if t.strip()]
+        if not lines:
+            raise InputError("empty verifier run file", source=p, hint="it needs a header line")
+        try:
+            header = json.loads(lines[0][1])
+            identity = VerifierIdentity.from_dict(header["verifier"])
+        except (json.JSONDecodeError, KeyError, TypeError) as error:
+            raise InputError(
+                f"the first line is not a verifier header ({error})",
+                source=p,
+                line=1,
+                hint='{"verifier": {"name": ..., "kind": ..., "version": ...}, "run_at": ...}',
+            ) from None
+        verdicts: list[Verdict] = []
+        for number, text in lines[1:]:
+            try:
+                record = json.loads(text)
+            except json.JSONDecodeError as error:
+                raise InputError(f"not JSON: {error.msg}", source=p, line=number) from None
+            value = record.get("verdict")
+            if value not in ("accept", "reject", "abstain"):
+                raise InputError(
+                    f"verdict must be accept, reject or abstain, not {value!r}",
+                    source=p,
+                    line=number,
+                    field="verdict",
+                )
+            confidence = record.get("confidence")
+            if confidence is not None and not (
+                isinstance(confidence, int | float) and 0.0 <= confidence <= 1.0
+            ):
+                raise InputError(
+                    f"confidence must be in [0, 1] or null, not {confidence!r}",
+                    source=p,
+                    line=number,
+                    field="confidence",
+                )
+            if not str(record.get("item_id") or ""):
+                raise InputError("missing item_id", source=p, line=number, field="item_id")
+            verdicts.append(
+                Verdict(
+                    item_id=str(record["item_id"]),
+                    verdict=value,
+                    confidence=None if confidence is None else float(confidence),
+                    detail=str(record.get("detail") or ""),
+                )
+            )
+        return cls(
+            identity=identity,
+            verdicts=tuple(verdicts),
+            run_at=str(header.get("run_at") or ""),
+            gold_digest=str(header.get("gold_digest") or ""),
+        )
+
+
+def run_verifier(
+    verifier: Verifier, items: Sequence[GoldItem], *, gold_digest: str = ""
+) -> VerifierRun:
+    """Run ``verifier`` on ``items``; one verdict per item, in order (checked)."""
+    verdicts = verifier.run(items)
+    if [v.item_id for v in verdicts] != [i.item_id for i in items]:
+        raise VcostError(
+            f"verifier {verifier.identity.name!r} returned verdicts for other items than asked",
+            hint="a Verifier.run must return one verdict per item, in order",
+        )
+    return VerifierRun(verifier.identity, tuple(verdicts), gold_digest=gold_digest)
+
+
+# ---------------------------------------------------------------------------- hidden tests
+
+
+def _tests_hash(tasks: Mapping[str, Task]) -> str:
+    digest = hashlib.sha256()
+    for task_id in sorted(tasks):
+        task = tasks[task_id]
+        body = (
+            [t.to_json() for t in task.tests]
+            if isinstance(task, CodeTask)
+            else [task.answer, task.decimals]
+        )
+        digest.update(json.dumps([task_id, body], sort_keys=True, default=str).encode())
+    return digest.hexdigest()
+
+
+class HiddenTestVerifier:
+    """vcost's hidden-test verifier: accept iff every hidden test passes (in the sandbox)."""
+
+    def __init__(self, tasks: Mapping[str, Task], *, sandbox: Sandbox, version: str = "") -> None:
+        self.tasks = dict(tasks)
+        self.sandbox = sandbox
+        self._identity = VerifierIdentity(
+            name="vcost-hidden-tests",
+            kind="test-suite",
+            version=version or f"tests-{_tests_hash(self.tasks)[:12]}",
+            parser="vcost.grading.values_equal",
+            notes=f"sandbox isolation: {sandbox.isolation.value}",
+        )
+
+    @property
+    def identity(self) -> VerifierIdentity:
+        return self._identity
+
+    def _one(self, item: GoldItem) -> Verdict:
+        task = self.tasks.get(item.task_id)
+        if task is None:
+            return Verdict(item.item_id, "abstain", None, f"no hidden tests for {item.task_id}")
+        if isinstance(task, CodeTask):
+            grade = grade_code(
+                item.output,
+                task.entry_point,
+                [t.to_json() for t in task.tests],
+                sandbox=self.sandbox,
+                float_tolerance=task.float_tolerance,
+            )
+            detail = f"{grade.passed}/{grade.total} hidden tests passed"
+            if grade.failed_tags:
+                detail += f"; failed tags: {', '.join(grade.failed_tags)}"
+            return Verdict(
+                item.item_id,
+                "accept" if grade.ground_truth == "correct" else "reject",
+                None,
+                detail,
+            )
+        data = grade_data(
+            item.output,
+            csv=task.csv,
+            expected=task.answer,
+            decimals=task.decimals,
+            sandbox=self.sandbox,
+        )
+        return Verdict(
+            item.item_id,
+            "accept" if data.correct else "reject",
+            None,
+            f"answer {data.value!r}, status {data.status}",
+        )
+
+    def run(self, items: Sequence[GoldItem]) -> list[Verdict]:
+        return [self._one(i) for i in items]
+
+
+# ---------------------------------------------------------------------------- LLM judges
+
+
+class JudgeVerifier:
+    """An AI checker from :mod:`vcost.judges` behind the verifier interface.
+
+    ``selection`` holds the answers as the checker is shown them (gold item ids are answer ids,
+    as :func:`~vcost.reliability.gold_from_answers` makes them); ``client`` may be a
+    :class:`~vcost.models.CassetteClient` in replay mode. One judgment per item (``repeat``).
+    """
+
+    def __init__(
+        self,
+        checker: Any,
+        *,
+        client: Any,
+        selection: Any,
+        tasks: Mapping[str, Task],
+        log: Any,
+        repeat: int = 0,
+        synthetic: bool = False,
+    ) -> None:
+        from vcost.judges import JUDGE_INSTRUCTIONS, JUDGE_PROMPT_VERSION
+
+        self.checker = checker
+        self.client = client
+        self.selection = selection
+        self.tasks = tasks
+        self.log = log
+        self.repeat = repeat
+        self._identity = VerifierIdentity(
+            name=checker.name,
+            kind="model-judge",
+            version=(
+                f"{checker.model}@{checker.snapshot or 'unpinned'}/prompt-{JUDGE_PROMPT_VERSION}"
+            ),
+            model=f"{checker.provider}:{checker.model}",
+            prompt_hash=hashlib.sha256(JUDGE_INSTRUCTIONS.encode()).hexdigest()[:16],
+            decoding=(
+                f"temperature={checker.temperature}, max_tokens={checker.max_tokens}, "
+                f"seed={checker.seed}, repeat={repeat}"
+            ),
+            parser="vcost.judges.parse_reply",
+            synthetic=synthetic,
+            notes="SYNTHETIC judge: no real model produced these verdicts" if synthetic else "",
+        )
+
+    @property
+    def identity(self) -> VerifierIdentity:
+        return self._identity
+
+    def run(self, items: Sequence[GoldItem]) -> list[Verdict]:
+        from vcost.answers import Selection
+        from vcost.judges import judge
+
+        wanted = {i.item_id for i in items}
+        answers = tuple(a for a in self.selection.answers if a.answer_id in wanted)
+        sub = Selection(self.selection.variant, self.selection.seed, answers)
+        result = judge(
+            sub,
+            self.tasks,
+            {self.checker.name: self.checker},
+            client=self.client,
+            log=self.log,
+            k=self.repeat + 1,
+        )
+        if result.failed:
+            raise VcostError(
+                f"{result.failed} judgment(s) by {self.checker.name} failed: "
+                + "; ".join(result.errors[:3]),
+                hint="a cassette miss means the prompt or the answers changed since recording",
+            )
+        found = {
+            r["answer_id"]: r
+            for r in self.log.judgments("standard")
+            if r["checker"] == self.checker.name and r["repeat"] == self.repeat
+        }
+        shown = {a.answer_id for a in answers}
+        out: list[Verdict] = []
+        for item in items:
+            record = found.get(item.item_id)
+            if record is None:
+                why = (
+                    "not judged: an answer of the checker's own family"
+                    if item.item_id in shown
+                    else "not in the selection shown to the checker"
+                )
+                out.append(Verdict(item.item_id, "abstain", None, why))
+                continue
+            verdict: VerdictValue = {"correct": "accept", "incorrect": "reject"}.get(
+                str(record.get("verdict")), "abstain"
+            )  # type: ignore[assignment]
+            confidence = record.get("confidence")
+            out.append(
+                Verdict(
+                    item.item_id,
+                    verdict,
+                    None if confidence is None else float(confidence),
+                    f"{record.get('termination')}: {str(record.get('reason') or '')[:200]}",
+                )
+            )
+        return out

@@ -1,0 +1,78 @@
+"""`vcost card` and `vcost drift` from files: card written, drift suspends, errors are messages."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+from _reliability_support import agreeing_labels, toy_gold
+from click.testing import CliRunner
+
+from vcost.cli import cli
+from vcost.reliability import Verdict, VerifierIdentity, VerifierRun, write_gold
+
+
+def _labels(path: Path) -> Path:
+    with path.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["item_id", "labeller", "role", "execution_success", "task_success"])
+        for r in agreeing_labels(toy_gold()):
+            writer.writerow([r.item_id, r.labeller, r.role, r.execution, r.task])
+    return path
+
+
+def _run(path: Path, version: str, lenient: bool) -> Path:
+    verdicts = [
+        Verdict(i.item_id, "accept" if i.expected == "success" or lenient else "reject")
+        for i in toy_gold().items
+    ]
+    identity = VerifierIdentity("check", "program", version)
+    return VerifierRun(identity, tuple(verdicts), run_at="2026-01-01T00:00:00+00:00").write(path)
+
+
+def test_card_and_drift_commands(tmp_path: Path, policy_path: Path) -> None:
+    gold = write_gold(toy_gold(), tmp_path / "gold.jsonl")
+    labels = _labels(tmp_path / "labels.csv")
+    base = _run(tmp_path / "v1.jsonl", "1", lenient=False)
+    common = ["--gold", str(gold), "--labels", str(labels), "--policy", str(policy_path)]
+    runner = CliRunner()
+    anchor = tmp_path / "anchor.json"
+    result = runner.invoke(cli, ["drift", *common, "--anchor", str(anchor), "--freeze", "8"])
+    assert result.exit_code == 0, result.output
+    audit = tmp_path / "audit.json"
+    audit.write_text(json.dumps({"passed": True, "attempts": 20}))
+    result = runner.invoke(
+        cli,
+        ["card", *common, "--run", str(base), "--out", str(tmp_path / "card"),
+         "--anchor", str(anchor), "--exploit-audit", str(audit)],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "training-reward: granted" in result.output
+    new = _run(tmp_path / "v2.jsonl", "2", lenient=True)
+    result = runner.invoke(
+        cli,
+        ["drift", *common, "--anchor", str(anchor), "--baseline", str(base),
+         "--candidate", str(new), "--card", str(tmp_path / "card" / "card.json")],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "drift: suspended" in result.output
+    card = json.loads((tmp_path / "card" / "card.json").read_text())
+    granted = [d["tier"] for d in card["eligibility"] if d["granted"]]
+    assert granted == ["dashboard", "external"]
+
+
+def test_bad_policy_is_one_clear_message(tmp_path: Path) -> None:
+    policy = tmp_path / "policy.toml"
+    policy.write_text('task_class = "toy"\nalpha = 0.05\n')
+    gold = write_gold(toy_gold(), tmp_path / "gold.jsonl")
+    labels = _labels(tmp_path / "labels.csv")
+    run = _run(tmp_path / "v1.jsonl", "1", lenient=False)
+    result = CliRunner().invoke(
+        cli,
+        ["card", "--gold", str(gold), "--labels", str(labels), "--run", str(run),
+         "--policy", str(policy), "--out", str(tmp_path / "card")],
+    )  # fmt: skip
+    assert result.exit_code == 2
+    assert "policy.toml" in result.output
+    assert "declared_at" in result.output
