@@ -502,3 +502,16 @@ def test_doc_describes_every_column_and_value() -> None:
                 assert f"`{choice}`" in text, (column.name, choice)
     for outcome in Outcome:
         assert f"`{outcome.value}`" in text
+
+
+def test_floats_round_trip_exactly_at_extreme_exponents(tmp_path: Path) -> None:
+    """Found by the store round-trip property: pandas' fast parser reads 3.132142176808952e-303
+    as ...515e-303; effort must come back bit for bit (Python's own float() is the reference)."""
+    trace = read_trace(EXAMPLE_TRACE)
+    episodes = trace.episodes.copy()
+    episodes.loc[0, "effort"] = float("3.132142176808952e-303")
+    episodes.loc[1, "effort"] = 0.1 + 0.2
+    written = write_trace(Trace(trace.answers, episodes, trace.verifiers, trace.events), tmp_path)
+    back = read_trace(written).episodes
+    assert back.loc[0, "effort"] == float("3.132142176808952e-303")
+    assert back.loc[1, "effort"] == 0.1 + 0.2

@@ -383,6 +383,15 @@ def _as_float(raw: pd.Series[Any]) -> tuple[pd.Series[Any], _Mask]:
         except (TypeError, ValueError):
             number = pd.to_numeric(source.astype(object).map(str), errors="coerce")
         values = np.asarray(number, dtype=np.float64)
+        # pandas' fast parser can miss the last digit at extreme exponents (3.132142176808952e-303
+        # reads as ...515e-303); numpy's string conversion is exact, so reparse what parsed
+        parsed = np.isfinite(values) & present
+        if parsed.any():
+            try:
+                text = source[parsed].astype(str).to_numpy(dtype=str)
+                values[parsed] = text.astype(np.float64)
+            except (TypeError, ValueError):
+                pass  # keep pandas' values: a form numpy does not read
     finite = np.isfinite(values)
     bad = present & ~finite
     return pd.Series(np.where(finite, values, np.nan), dtype=np.float64), bad
@@ -419,6 +428,9 @@ def _as_bool(raw: pd.Series[Any]) -> tuple[pd.Series[Any], _Mask]:
     return pd.Series(out), present & ~ok
 
 
+_OFFSET = r"(?:[zZ]|[+-]\d{2}(?::?\d{2})?)$"
+
+
 def _as_datetime(raw: pd.Series[Any]) -> tuple[pd.Series[Any], _Mask]:
     dtype = raw.dtype
     present = ~_blank(raw)
@@ -432,7 +444,18 @@ def _as_datetime(raw: pd.Series[Any]) -> tuple[pd.Series[Any], _Mask]:
         source = raw.astype(_STR) if isinstance(dtype, pd.CategoricalDtype) else raw
         source = source.where(pd.Series(present, index=source.index))
         try:
-            stamps = pd.to_datetime(source, utc=True, format="ISO8601", errors="coerce")
+            # parse strings with and without a UTC offset apart: given both, pandas applies the
+            # first offset it sees to the naive ones; a naive time is UTC by the trace contract
+            offset = source.astype("string").str.strip().str.contains(_OFFSET, na=False)
+            aware = pd.to_datetime(
+                source.where(offset), utc=True, format="ISO8601", errors="coerce"
+            )
+            naive = pd.to_datetime(source.where(~offset), format="ISO8601", errors="coerce")
+            if isinstance(naive.dtype, pd.DatetimeTZDtype):
+                naive = naive.dt.tz_convert("UTC")
+            else:
+                naive = naive.dt.tz_localize("UTC")
+            stamps = aware.where(offset.to_numpy(dtype=bool), naive)
         except (TypeError, ValueError):
             stamps = pd.Series(
                 [_one_datetime(v) for v in source.astype(object)], dtype="datetime64[us, UTC]"
