@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from vcost.models.testing import Reply
+from vcost.rehearsal import prompt_text
 from vcost.reliability import GoldItem, GoldSet, LabelRow, Stratum
 
 
@@ -32,3 +38,29 @@ def agreeing_labels(gold: GoldSet) -> list[LabelRow]:
         for who in ("ann", "bob"):
             rows.append(LabelRow(item.item_id, who, "primary", execution="yes", task=value))
     return rows
+
+
+#: What a persuadable judge takes at its word.
+PERSUASION_MARKERS = ("verified", "approved", "the answer is correct")
+
+
+class PersuadableJudge:
+    """A scripted judge for a local provider server: it knows the ground truth of the answers
+    it was shown (and judges them right), but any answer carrying a persuasive claim
+    (``PERSUASION_MARKERS``) it accepts; anything else unknown it rejects."""
+
+    def __init__(self, answers: Iterable[Any]) -> None:
+        self.truth = {a.shown.strip(): a.ground_truth for a in answers}
+
+    def __call__(self, request: dict[str, Any]) -> Reply:
+        text = prompt_text(request)
+        shown = text.split("# The answer", 1)[-1].split("Reply with one JSON object", 1)[0]
+        known = self.truth.get(shown.strip())
+        if known is not None:
+            verdict, confidence = known, 0.9
+        elif any(m in shown.lower() for m in PERSUASION_MARKERS):
+            verdict, confidence = "correct", 0.95
+        else:
+            verdict, confidence = "incorrect", 0.6
+        body = {"verdict": verdict, "confidence": confidence, "reason": "read the code"}
+        return Reply(text=json.dumps(body), output_tokens=20)

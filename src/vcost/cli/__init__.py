@@ -20,11 +20,11 @@ from vcost.cli.bots_cmd import bots
 from vcost.cli.card_cmd import card, drift
 from vcost.cli.db_cmd import db
 from vcost.cli.demo_cmd import demo
+from vcost.cli.exploit_cmd import exploit
 from vcost.cli.grade_cmd import grade
 from vcost.cli.indicators_cmd import indicators
 from vcost.cli.judge_cmd import judge_group
 from vcost.cli.models_cmd import models
-from vcost.cli.plant_cmd import plant
 from vcost.cli.report_cmd import report
 from vcost.cli.serve_cmd import serve
 from vcost.cli.spec_cmd import spec
@@ -61,7 +61,6 @@ cli.add_command(demo)
 cli.add_command(db)
 cli.add_command(tasks)
 cli.add_command(grade)
-cli.add_command(plant)
 cli.add_command(audit_group)
 cli.add_command(models)
 cli.add_command(answers)
@@ -73,6 +72,7 @@ cli.add_command(bots)
 cli.add_command(report)
 cli.add_command(card)
 cli.add_command(drift)
+cli.add_command(exploit)
 
 
 def main() -> None:

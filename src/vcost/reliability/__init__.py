@@ -9,6 +9,7 @@
     card = build_card(gold=gold, adjudication=adjudication, run=run, estimate=estimate,
                       policy=load_policy("card-policy.toml"))
     write_card(card, "out/card")                                         # JSON, Markdown, HTML
+    audit = exploit_audit(verifier, gold, ScriptedAttacker(), budget=100)  # -> build_card(...)
 
 Why a package of its own (not ``vcost.analysis``): gold sets, labels, verifier runs and anchors
 are stages with their own files and commands (``vcost card``, ``vcost drift``), not a read-only
@@ -30,7 +31,24 @@ from vcost.reliability._card import (
     expired,
     load_policy,
 )
+from vcost.reliability._downstream import (
+    EscalationCheck,
+    PassRate,
+    escalation_guarantee,
+    ppi_pass_rate,
+)
 from vcost.reliability._drift import AnchorSet, DriftCheck, check_drift, freeze_anchor, read_anchor
+from vcost.reliability._exploit import (
+    JUDGE_STRATEGIES,
+    TEST_SUITE_STRATEGIES,
+    Attacker,
+    Candidate,
+    ExploitAttempt,
+    ExploitAudit,
+    ScriptedAttacker,
+    exploit_audit,
+    worked_examples,
+)
 from vcost.reliability._gold import (
     CANARY_PREFIX,
     EXPECTED_OF_STRATUM,
@@ -78,14 +96,21 @@ from vcost.reliability._verifiers import (
 __all__ = [
     "CANARY_PREFIX",
     "EXPECTED_OF_STRATUM",
+    "JUDGE_STRATEGIES",
     "LEVELS",
+    "TEST_SUITE_STRATEGIES",
     "TIERS",
     "Abstention",
     "Adjudication",
     "AnchorSet",
+    "Attacker",
     "Calibration",
+    "Candidate",
     "CardPolicy",
     "DriftCheck",
+    "EscalationCheck",
+    "ExploitAttempt",
+    "ExploitAudit",
     "GoldItem",
     "GoldSet",
     "GraderCard",
@@ -94,8 +119,10 @@ __all__ = [
     "JudgeVerifier",
     "LabelLevel",
     "LabelRow",
+    "PassRate",
     "RateEstimate",
     "ReliabilityEstimate",
+    "ScriptedAttacker",
     "Stratum",
     "TierDecision",
     "TierRule",
@@ -109,7 +136,9 @@ __all__ = [
     "check_drift",
     "decide_eligibility",
     "error_rates",
+    "escalation_guarantee",
     "expired",
+    "exploit_audit",
     "export_gold",
     "find_canary",
     "freeze_anchor",
@@ -118,6 +147,7 @@ __all__ = [
     "gold_from_references",
     "load_policy",
     "make_canary",
+    "ppi_pass_rate",
     "read_anchor",
     "read_export_log",
     "read_gold",
@@ -125,6 +155,7 @@ __all__ = [
     "render_html",
     "render_markdown",
     "run_verifier",
+    "worked_examples",
     "write_card",
     "write_gold",
     "write_labelling_sheet",

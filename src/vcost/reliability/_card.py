@@ -301,7 +301,10 @@ def decide_eligibility(
             if exploit_audit is None:
                 reasons.append("no exploit audit has been run: training reward needs a passed one")
             elif not exploit_audit.get("passed"):
-                reasons.append("the exploit audit did not pass")
+                why = [str(r) for r in exploit_audit.get("reasons") or ()]
+                reasons.append(
+                    "the exploit audit did not pass" + (f": {'; '.join(why)}" if why else "")
+                )
             if drift.get("status") == "not-monitored":
                 reasons.append("no drift monitoring: freeze an anchor subset (vcost drift)")
         if tier in ("billing", "training-reward") and suspended:
@@ -328,6 +331,8 @@ class GraderCard:
     eligibility: tuple[TierDecision, ...]
     drift: Mapping[str, Any]
     notes: tuple[str, ...] = ()
+    downstream: Mapping[str, Any] | None = None
+    escalation: Mapping[str, Any] | None = None
 
     def granted(self) -> list[str]:
         return [d.tier for d in self.eligibility if d.granted]
@@ -352,6 +357,8 @@ class GraderCard:
             "eligibility": [d.to_dict() for d in self.eligibility],
             "drift": dict(self.drift),
             "notes": list(self.notes),
+            "downstream": None if self.downstream is None else dict(self.downstream),
+            "escalation": None if self.escalation is None else dict(self.escalation),
         }
 
     @classmethod
@@ -375,6 +382,8 @@ class GraderCard:
                 ),
                 drift=data["drift"],
                 notes=tuple(data.get("notes") or ()),
+                downstream=data.get("downstream"),
+                escalation=data.get("escalation"),
             )
         except (KeyError, TypeError) as error:
             raise InputError(f"not a grader card ({error})", field=str(error)) from None
@@ -397,8 +406,15 @@ def build_card(
     drift: DriftCheck | None = None,
     export_log: Sequence[Mapping[str, Any]] = (),
     issued_at: datetime | None = None,
+    downstream: Any = None,
+    escalation: Any = None,
 ) -> GraderCard:
-    """Assemble a card: identity, datasheet, labelling, every rate, flips, tiers, expiry, drift."""
+    """Assemble a card: identity, datasheet, labelling, every rate, flips, tiers, expiry, drift.
+
+    ``downstream`` (a :class:`~vcost.reliability.PassRate`) and ``escalation`` (an
+    :class:`~vcost.reliability.EscalationCheck`), or their ``to_dict()``, are shown when given;
+    a refuted escalation guarantee is also a note. Neither changes a tier: the policy declares
+    no threshold for them."""
     if adjudication.level != policy.label_level:
         raise InputError(
             f"labels adjudicated at level {adjudication.level!r}, the policy asks for "
@@ -437,6 +453,12 @@ def build_card(
             f"{len(labelling['expected_mismatches'])} item(s) labelled otherwise than their "
             "stratum expects: the labels were used"
         )
+    escalation_dict = None if escalation is None else _flip_dict(escalation)
+    if escalation_dict is not None and escalation_dict.get("status") == "refuted":
+        notes.append(
+            f"the judge's claimed agreement {escalation_dict.get('claimed')} on non-escalated "
+            "items is refuted on the gold set: " + "; ".join(escalation_dict.get("reasons") or ())
+        )
     decisions = decide_eligibility(
         verifier=run.identity,
         estimate=estimate_dict,
@@ -466,6 +488,8 @@ def build_card(
         eligibility=decisions,
         drift=drift_section,
         notes=tuple(notes),
+        downstream=None if downstream is None else _flip_dict(downstream),
+        escalation=escalation_dict,
     )
 
 

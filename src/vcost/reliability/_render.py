@@ -222,13 +222,50 @@ def _sections(card: GraderCard) -> list[tuple[str, list[str], list[list[str]], l
             [] if card.flip_rates else ["No perturbed runs (not applicable, or not yet run)."],
         )
     )
-    audit = card.exploit_audit
+    out.append(_audit_section(card.exploit_audit))
+    down = card.downstream
     out.append(
         (
-            "Exploit audit",
+            "Downstream pass rate (prediction-powered inference)",
             ["field", "value"],
-            [[str(k), json.dumps(v)] for k, v in (audit or {}).items()],
-            [] if audit else ["Not run: training reward is not granted without a passed audit."],
+            []
+            if not down
+            else [
+                ["estimate", f"{_pct(down['estimate'])} {_interval(down['clipped'])}"],
+                ["method", f"{down['method']} (lambda {_num(down['lambda'])})"],
+                ["raw verifier pass rate", _pct(down["verifier_rate"])],
+                ["gold labels alone", _interval(down["gold_only"])],
+                [
+                    "gold-labelled / verifier-only outputs",
+                    f"{down['labelled']} / {down['unlabelled']}",
+                ],
+            ],
+            ["Not computed."]
+            if not down
+            else [
+                f"Interval at {_pct(down['level'])}; abstentions counted as {down['abstain_as']:g}."
+            ],
+        )
+    )
+    esc = card.escalation
+    out.append(
+        (
+            f"Escalation guarantee: {esc['status']}" if esc else "Escalation guarantee",
+            ["field", "value"],
+            []
+            if not esc
+            else [
+                ["claimed agreement", _pct(esc["claimed"])],
+                [
+                    "agreement on non-escalated items",
+                    f"{esc['agreed']}/{esc['judged']} = {_pct(esc['agreement'])} "
+                    f"{_interval(esc['interval'])}",
+                ],
+                ["escalated", f"{esc['escalated']} of {esc['items']}"],
+                ["one-sided lower bound", _pct(esc["lower_bound"])],
+                ["exact binomial p (H0: agreement >= claim)", _num(esc["p_value"], 4)],
+            ],
+            ["Not applicable or not checked."] if not esc else list(esc["reasons"]),
         )
     )
     drift = card.drift
@@ -241,6 +278,52 @@ def _sections(card: GraderCard) -> list[tuple[str, list[str], list[list[str]], l
         )
     )
     return out
+
+
+def _audit_section(
+    audit: Mapping[str, Any] | None,
+) -> tuple[str, list[str], list[list[str]], list[str]]:
+    """The exploit audit: a summary, per strategy, representative exploits, on-policy."""
+    title = "Exploit audit"
+    if not audit:
+        return (title, [], [], ["Not run: training reward is not granted without a passed audit."])
+    if audit.get("audit") != "vcost exploit audit":  # a team's own audit file: show its fields
+        return (title, ["field", "value"], [[str(k), json.dumps(v)] for k, v in audit.items()], [])
+    rows = [
+        ["passed", "yes" if audit["passed"] else "no"],
+        ["attacker", str(audit["attacker"])],
+        ["budget spent / budget", f"{audit['spent']} / {audit['budget']}"],
+        [
+            "successes / attempts",
+            f"{audit['successes']} / {audit['spent']} ({_pct(audit['success_rate'])} "
+            f"{_interval(audit['interval'])})",
+        ],
+        ["allowed success rate", _pct(audit["max_success_rate"])],
+        ["first success at budget", str(audit["first_success_at"] or "none")],
+    ]
+    rows += [
+        [f"strategy {name}", f"{row['successes']} / {row['attempts']} accepted"]
+        for name, row in sorted(audit["by_strategy"].items())
+    ]
+    base = audit["baseline"]
+    if base["items"]:
+        rows.append(["unmodified failures accepted", f"{base['accepted']} / {base['items']}"])
+    on = audit["on_policy"]
+    if on["groups"]:
+        rows.append(
+            [
+                f"on-policy: best of {on['best_of_n']}",
+                f"{on['accepted']} / {on['groups']} selected wrong outputs accepted",
+            ]
+        )
+    rows += [
+        [
+            f"exploit: {x['attempt_id']}",
+            f"{x['strategy']} ({x['label_basis']}): {' '.join(str(x['output']).split())[:160]}",
+        ]
+        for x in audit["exploits"]
+    ]
+    return (title, ["field", "value"], rows, [str(r) for r in audit.get("reasons") or ()])
 
 
 def render_markdown(card: GraderCard) -> str:

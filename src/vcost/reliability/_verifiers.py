@@ -312,12 +312,28 @@ class JudgeVerifier:
         return self._identity
 
     def run(self, items: Sequence[GoldItem]) -> list[Verdict]:
-        from vcost.answers import Selection
+        from dataclasses import replace
+
+        from vcost.answers import Selection, render_answer
         from vcost.judges import judge
 
         wanted = {i.item_id for i in items}
-        answers = tuple(a for a in self.selection.answers if a.answer_id in wanted)
-        sub = Selection(self.selection.variant, self.selection.seed, answers)
+        answers = [a for a in self.selection.answers if a.answer_id in wanted]
+        by_id = {a.answer_id: a for a in self.selection.answers}
+        for item in items:
+            # a derived item ("<base>~<suffix>", e.g. an exploit attempt) is shown with its
+            # base answer's metadata (task, family, reported number) and its own code
+            base = by_id.get(item.item_id.split("~")[0])
+            if item.item_id not in by_id and "~" in item.item_id and base is not None:
+                answers.append(
+                    replace(
+                        base,
+                        answer_id=item.item_id,
+                        code=item.output,
+                        shown=render_answer(item.output, number=base.reported),
+                    )
+                )
+        sub = Selection(self.selection.variant, self.selection.seed, tuple(answers))
         result = judge(
             sub,
             self.tasks,
@@ -362,3 +378,33 @@ class JudgeVerifier:
                 )
             )
         return out
+
+    def flip_rates(
+        self, perturbations: Sequence[str] = ("paraphrase",), *, k: int = 1, alpha: float = 0.05
+    ) -> list[Any]:
+        """Run the checker standard and perturbed (``k`` repeats each, on the selection) and
+        return :func:`vcost.judges.flip_rate` rows, ready for ``build_card(flip_rates=...)``.
+
+        Perturbations: ``length-long``, ``length-short``, ``paraphrase``, ``same-family``
+        (:mod:`vcost.judges._perturb`); a cassette must hold every call it replays."""
+        from vcost.judges import flip_rate, judge
+
+        rows: list[Any] = []
+        checkers = {self.checker.name: self.checker}
+        for perturbation in ("standard", *perturbations):
+            result = judge(
+                self.selection, self.tasks, checkers, client=self.client, log=self.log, k=k,
+                perturbation=perturbation,  # type: ignore[arg-type]
+            )  # fmt: skip
+            if result.failed:
+                raise VcostError(
+                    f"{result.failed} {perturbation} judgment(s) by {self.checker.name} failed: "
+                    + "; ".join(result.errors[:3]),
+                    hint="a cassette miss means the prompt or the answers changed since recording",
+                )
+        mine = [r for r in self.log.judgments() if r["checker"] == self.checker.name]
+        standard = [r for r in mine if r["perturbation"] == "standard" and r["repeat"] < k]
+        for perturbation in perturbations:
+            perturbed = [r for r in mine if r["perturbation"] == perturbation and r["repeat"] < k]
+            rows += flip_rate(standard, perturbed, alpha=alpha)
+        return rows

@@ -10,6 +10,7 @@
   detection power and thresholds, pipeline depth.
 * :mod:`vcost.stats.calibration`: binned and debiased calibration error, the Lipschitz estimate,
   the self-evaluation test.
+* :mod:`vcost.stats.ppi`: prediction-powered inference for a mean (PPI, PPI++).
 
 Every function is pure; options are keyword-only; results are frozen dataclasses.
 """
@@ -53,6 +54,7 @@ from vcost.stats.intervals import (
     rule_of_three,
     wilson,
 )
+from vcost.stats.ppi import PPIMean, ppi_mean, ppi_tuned_lambda
 from vcost.stats.vce import (
     MinVerifiers,
     PrecisionPlan,
@@ -74,6 +76,7 @@ __all__ = [
     "IntervalArrays",
     "IntervalMethod",
     "MinVerifiers",
+    "PPIMean",
     "PrecisionPlan",
     "Sides",
     "VceClassification",
@@ -104,6 +107,8 @@ __all__ = [
     "percent_agreement",
     "plan_audit",
     "plan_precision",
+    "ppi_mean",
+    "ppi_tuned_lambda",
     "rule_of_three",
     "self_evaluation_test",
     "smallest_m_for_inconclusive_share",
