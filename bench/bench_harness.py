@@ -261,8 +261,11 @@ def load(
             "p99_ms": round(float(np.percentile(ms, 99)), 1) if len(ms) else None,
             "max_ms": round(float(ms.max()), 1) if len(ms) else None,
         }
+    out["batches_per_s"] = round(len(tally.latency["events"]) / seconds, 1)
+    out["batches_offered_per_s"] = n
     print(
-        f"[{name}] events: {out['events']} | run: {out['run']} | sent {tally.sent}, "
+        f"[{name}] {out['batches_per_s']} batches/s acknowledged of {n}/s offered | "
+        f"events: {out['events']} | run: {out['run']} | sent {tally.sent}, "
         f"acknowledged {tally.acked}, stored {held}, lost {out['events_lost']}"
     )
     return out

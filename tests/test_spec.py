@@ -824,3 +824,23 @@ def test_any_changed_value_changes_the_hash(name: str) -> None:
             break
     # the rest are coupled to other fields (q and m via the plan) or cannot change (spec_format)
     assert changed >= 0.8 * len(spec.field_paths())
+
+
+def test_the_pause_rule_is_optional_and_leaves_existing_hashes_alone() -> None:
+    """``sessions.pause`` unset is not in the canonical form, so specs written before the field
+    existed keep their hash; set, it is part of the hashed (and locked) spec."""
+    text = example_text("core-study")
+    plain = StudySpec.from_toml_text(text)
+    assert plain.sessions is not None
+    assert plain.sessions.pause is None
+    assert "pause" not in json.loads(plain.canonical_json())["sessions"]
+    paused = StudySpec.from_toml_text(
+        text.replace("\n[sessions]\n", '\n[sessions]\npause = "between-items"\n', 1)
+    )
+    assert paused.sessions is not None
+    assert paused.sessions.pause == "between-items"
+    assert paused.spec_hash != plain.spec_hash
+    with pytest.raises(SpecError, match=r"sessions\.pause"):
+        StudySpec.from_toml_text(
+            text.replace("\n[sessions]\n", '\n[sessions]\npause = "whenever"\n', 1)
+        )

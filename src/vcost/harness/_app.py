@@ -15,6 +15,7 @@ across web workers. Hidden tests, references and ground truth are never rendered
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import json
@@ -26,9 +27,11 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Mutable
 from contextlib import asynccontextmanager
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 from urllib.parse import urlencode
 
+import anyio
+import anyio.to_thread
 from markdown_it import MarkdownIt
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -63,6 +66,7 @@ from vcost.harness._state import (
     Participant,
     Step,
     hash_token,
+    utc,
 )
 from vcost.harness._study import data_preview, worked_examples
 from vcost.sandbox import Sandbox
@@ -85,6 +89,7 @@ _PAGES = {
     "screening": "/screening",
     "session_start": "/session",
     "item": "/task",
+    "pause": "/pause",
     "questionnaire": "/questionnaire",
     "realism": "/realism",
     "debrief": "/debrief",
@@ -92,6 +97,9 @@ _PAGES = {
     "withdrawn": "/withdrawn",
     "screened_out": "/screened-out",
 }
+
+DB_THREADS = 10
+"""Worker threads for store calls per web worker (below the engine's pool of 5 + 10)."""
 
 _markdown = MarkdownIt("commonmark", {"html": False}).enable("table")
 
@@ -169,12 +177,33 @@ class _Ctx:
         self.templates = Jinja2Templates(directory=str(HERE / "templates"))
         self.templates.env.filters["markdown"] = _markdown.render
         self.stop = threading.Event()
+        self.db_threads = DB_THREADS
+        self._limiter: anyio.CapacityLimiter | None = None
+
+    @property
+    def limiter(self) -> anyio.CapacityLimiter:
+        """Threads for store calls (made on first use, inside the event loop)."""
+        if self._limiter is None:
+            self._limiter = anyio.CapacityLimiter(self.db_threads)
+        return self._limiter
 
     @property
     def sandbox(self) -> Sandbox:
         if self._sandbox is None:
             self._sandbox = Sandbox("auto", limits=RUN_LIMITS)
         return self._sandbox
+
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+async def _db(ctx: _Ctx, fn: Callable[_P, _R], *args: _P.args, **kwargs: _P.kwargs) -> _R:
+    """Run a blocking store call in a worker thread (bounded by ``ctx.limiter``), so the
+    event loop keeps serving other participants while this one waits on the database."""
+    return await anyio.to_thread.run_sync(
+        functools.partial(fn, *args, **kwargs), limiter=ctx.limiter
+    )
 
 
 def _ctx(request: Request) -> _Ctx:
@@ -203,8 +232,12 @@ async def _form(request: Request, token: str) -> FormData:
 
 
 async def _json(request: Request, token: str) -> dict[str, Any]:
+    return _parse_json(request, token, await request.body())
+
+
+def _parse_json(request: Request, token: str, raw: bytes) -> dict[str, Any]:
     try:
-        body = json.loads(await request.body())
+        body = json.loads(raw)
     except (ValueError, UnicodeDecodeError):
         raise HTTPException(400, "not JSON") from None
     if not isinstance(body, dict):
@@ -373,6 +406,36 @@ async def session_start(request: Request) -> Response:
     )
 
 
+async def pause(request: Request) -> Response:
+    """The pause between items (spec ``sessions.pause = "between-items"``): no item is open,
+    so no clock runs but the session's; Continue opens the next item."""
+    p, token = _login(request)
+    ctx = _ctx(request)
+    if request.method == "POST":
+        await _form(request, token)
+        await _db(ctx, ctx.harness.resume, p)
+        return RedirectResponse("/", status_code=303)
+    step = await _db(ctx, _expect, request, p, "pause")
+    if isinstance(step, RedirectResponse):
+        return step
+    index = step.session_index or 0
+    plan = await _db(ctx, ctx.harness.plan, p)
+    session = await _db(ctx, ctx.harness.session_row, p, index)
+    left_ms = 0
+    if session is not None:
+        stop = utc(session["stop_at"])
+        left_ms = max(0, int((stop - ctx.harness.clock()).total_seconds() * 1000))
+    return _render(
+        request,
+        "pause.html",
+        p,
+        token,
+        practice=index == 0,
+        items=len(plan.get(index, [])),
+        session_left_minutes=left_ms / 60_000,
+    )
+
+
 def _item_context(ctx: _Ctx, item: Item, now_ms: int) -> dict[str, Any]:
     material = ctx.harness.material
     task = material.task(item.task_id)
@@ -429,14 +492,14 @@ def task_page(request: Request) -> Response:
 
 async def submit(request: Request) -> Response:
     """End a do item: the submission is graded on the server (never shown), then stored."""
-    p, token = _login(request)
     ctx = _ctx(request)
+    p, token = await _db(ctx, _login, request)
     form = await _form(request, token)
     item_id = _text(form.get("item_id"), 200, "item_id")
     code = _text(form.get("code"), MAX_CODE, "code")
     tests = _text(form.get("tests"), MAX_CODE, "tests")
     try:
-        item = ctx.harness.item_of(p, item_id)
+        item = await _db(ctx, ctx.harness.item_of, p, item_id)
     except HarnessAccessError:
         raise HTTPException(404, "No such task.") from None
     if item.block != "do":
@@ -445,28 +508,43 @@ async def submit(request: Request) -> Response:
     if item.ended_at is None and not p.test and item.session_index != 0:
         task = ctx.harness.material.task(item.task_id)
         passed = await run_in_threadpool(grade_submission, ctx.sandbox, task, code)
-    ctx.harness.end_item(
-        p, item_id, termination="submitted", submitted=code, passed=passed, tests=tests
+    await _db(
+        ctx,
+        ctx.harness.end_item,
+        p,
+        item_id,
+        termination="submitted",
+        submitted=code,
+        passed=passed,
+        tests=tests,
     )
     return RedirectResponse("/", status_code=303)
 
 
 async def verdict(request: Request) -> Response:
     """End a check item with a verdict, or with "unverifiable"."""
-    p, token = _login(request)
     ctx = _ctx(request)
+    p, token = await _db(ctx, _login, request)
     form = await _form(request, token)
     item_id = _text(form.get("item_id"), 200, "item_id")
     reason = _text(form.get("reason"), MAX_REASON, "reason").strip() or None
     tests = _text(form.get("tests"), MAX_CODE, "tests")
     try:
-        item = ctx.harness.item_of(p, item_id)
+        item = await _db(ctx, ctx.harness.item_of, p, item_id)
     except HarnessAccessError:
         raise HTTPException(404, "No such task.") from None
     if item.block != "check":
         raise HTTPException(400, "This task asks for code.")
     if form.get("action") == "unverifiable":
-        ctx.harness.end_item(p, item_id, termination="unverifiable", reason=reason, tests=tests)
+        await _db(
+            ctx,
+            ctx.harness.end_item,
+            p,
+            item_id,
+            termination="unverifiable",
+            reason=reason,
+            tests=tests,
+        )
         return RedirectResponse("/", status_code=303)
     choice = form.get("verdict")
     levels = {round(c * 100): c for c in ctx.harness.material.confidence_levels}
@@ -474,7 +552,9 @@ async def verdict(request: Request) -> Response:
     level = levels.get(int(raw)) if isinstance(raw, str) and raw.isdigit() else None
     if choice not in ("correct", "incorrect") or level is None:
         raise HTTPException(400, "Choose correct or incorrect, and a confidence.")
-    ctx.harness.end_item(
+    await _db(
+        ctx,
+        ctx.harness.end_item,
         p,
         item_id,
         termination="verdict",
@@ -491,15 +571,15 @@ async def verdict(request: Request) -> Response:
 
 
 async def api_run(request: Request) -> Response:
-    p, token = _login(request)
     ctx = _ctx(request)
+    p, token = await _db(ctx, _login, request)
     body = await _json(request, token)
     item_id = body.get("item_id")
     code = _text(body.get("code"), MAX_CODE, "code")
     tests = _text(body.get("tests"), MAX_CODE, "tests")
     limit = ctx.harness.material.settings.run_per_minute
     since = ctx.harness.clock() - timedelta(minutes=1)
-    if ctx.harness.runs_since(p, since) >= limit:
+    if await _db(ctx, ctx.harness.runs_since, p, since) >= limit:
         return JSONResponse(
             {"error": f"at most {limit} runs a minute: wait a few seconds"}, status_code=429
         )
@@ -508,10 +588,12 @@ async def api_run(request: Request) -> Response:
         if p.stage != "screening" or screening_task is None:
             raise HTTPException(409, "not in screening")
         result = await run_in_threadpool(run_code, ctx.sandbox, screening_task, code, tests)
-        ctx.harness.record_run(p, None, {"screening": True}, run_id=secrets.token_hex(6))
+        await _db(
+            ctx, ctx.harness.record_run, p, None, {"screening": True}, run_id=secrets.token_hex(6)
+        )
         return JSONResponse(result)
     try:
-        item = ctx.harness.item_of(p, _text(item_id, 200, "item_id"))
+        item = await _db(ctx, ctx.harness.item_of, p, _text(item_id, 200, "item_id"))
     except HarnessAccessError:
         raise HTTPException(404, "No such task.") from None
     now = ctx.harness.clock()
@@ -519,18 +601,20 @@ async def api_run(request: Request) -> Response:
         return JSONResponse({"ended": True}, status_code=409)
     task = ctx.harness.material.task(item.task_id)
     if item.block == "do":
-        ctx.harness.save_draft(p, item.item_id, code, tests)
+        await _db(ctx, ctx.harness.save_draft, p, item.item_id, code, tests)
         if isinstance(task, CodeTask):
             result = await run_in_threadpool(run_code, ctx.sandbox, task, code, tests)
         else:
             result = await run_in_threadpool(run_data, ctx.sandbox, task, code)
     else:
         assert item.answer_id is not None
-        ctx.harness.save_draft(p, item.item_id, None, tests)
+        await _db(ctx, ctx.harness.save_draft, p, item.item_id, None, tests)
         answer = ctx.harness.material.answer(item.answer_id)
         result = await run_in_threadpool(run_answer, ctx.sandbox, task, answer, tests, own=tests)
     examples = result.get("examples") or []
-    ctx.harness.record_run(
+    await _db(
+        ctx,
+        ctx.harness.record_run,
         p,
         item.item_id,
         {
@@ -548,19 +632,25 @@ async def api_run(request: Request) -> Response:
 
 
 async def api_save(request: Request) -> Response:
-    p, token = _login(request)
     ctx = _ctx(request)
-    body = await _json(request, token)
-    item_id = _text(body.get("item_id"), 200, "item_id")
-    try:
-        item = ctx.harness.item_of(p, item_id)
-    except HarnessAccessError:
-        raise HTTPException(404, "No such task.") from None
-    code = body.get("code")
-    draft = _text(code, MAX_CODE, "code") if item.block == "do" and code is not None else None
-    tests = _text(body.get("tests"), MAX_CODE, "tests") if body.get("tests") is not None else None
-    saved = ctx.harness.save_draft(p, item.item_id, draft, tests)
-    return JSONResponse({"saved": saved})
+    token = request.cookies.get(COOKIE, "")
+    raw = await request.body()
+
+    def save() -> bool:
+        p, _ = _login(request)
+        body = _parse_json(request, token, raw)
+        item_id = _text(body.get("item_id"), 200, "item_id")
+        try:
+            item = ctx.harness.item_of(p, item_id)
+        except HarnessAccessError:
+            raise HTTPException(404, "No such task.") from None
+        code = body.get("code")
+        draft = _text(code, MAX_CODE, "code") if item.block == "do" and code is not None else None
+        tests = body.get("tests")
+        own = _text(tests, MAX_CODE, "tests") if tests is not None else None
+        return ctx.harness.save_draft(p, item.item_id, draft, own)
+
+    return JSONResponse({"saved": await _db(ctx, save)})
 
 
 def _events(raw: Any) -> list[ClientEvent]:
@@ -585,22 +675,31 @@ def _events(raw: Any) -> list[ClientEvent]:
 
 
 async def api_events(request: Request) -> Response:
-    """A batch of activity events; acknowledged only once committed."""
-    p, token = _login(request)
+    """A batch of activity events; acknowledged only once committed.
+
+    The login lookup and the batch's transaction run in one worker thread (``_db``), so the
+    event loop never waits on the store."""
     ctx = _ctx(request)
-    body = await _json(request, token)
-    batch_id = body.get("batch")
-    if not isinstance(batch_id, str) or not _ID.match(batch_id):
-        raise HTTPException(400, "bad batch id")
-    item_id = body.get("item_id")
-    if item_id is not None:
-        item_id = _text(item_id, 200, "item_id")
-    events = _events(body.get("events"))
-    try:
-        added, seen = ctx.harness.add_events(p, batch_id, item_id, events)
-    except HarnessAccessError:
-        raise HTTPException(404, "No such task.") from None
-    return JSONResponse({"ok": True, "batch": batch_id, "added": added, "duplicate": seen})
+    token = request.cookies.get(COOKIE, "")
+    raw = await request.body()
+
+    def store_batch() -> dict[str, Any]:
+        p, _ = _login(request)
+        body = _parse_json(request, token, raw)
+        batch_id = body.get("batch")
+        if not isinstance(batch_id, str) or not _ID.match(batch_id):
+            raise HTTPException(400, "bad batch id")
+        item_id = body.get("item_id")
+        if item_id is not None:
+            item_id = _text(item_id, 200, "item_id")
+        events = _events(body.get("events"))
+        try:
+            added, seen = ctx.harness.add_events(p, batch_id, item_id, events)
+        except HarnessAccessError:
+            raise HTTPException(404, "No such task.") from None
+        return {"ok": True, "batch": batch_id, "added": added, "duplicate": seen}
+
+    return JSONResponse(await _db(ctx, store_batch))
 
 
 def api_state(request: Request) -> Response:
@@ -805,6 +904,7 @@ def create_app(
         Route("/screening", screening, methods=["GET", "POST"]),
         Route("/session", session_start, methods=["GET", "POST"]),
         Route("/task", task_page),
+        Route("/pause", pause, methods=["GET", "POST"]),
         Route("/task/submit", submit, methods=["POST"]),
         Route("/task/verdict", verdict, methods=["POST"]),
         Route("/api/run", api_run, methods=["POST"]),

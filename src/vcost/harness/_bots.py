@@ -320,6 +320,8 @@ class _Bot:
             return b.page("POST", "/session", {})
         if page in ("task-do", "task-check"):
             return self._item(html, page.removeprefix("task-"))
+        if page == "pause":
+            return b.page("POST", "/pause", {})
         if page == "questionnaire":
             self.report.questionnaires += 1
             trust = str(self.rng.randint(1, 5))

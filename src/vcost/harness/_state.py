@@ -670,8 +670,70 @@ class Harness:
             if not todo:
                 fresh = self.participant_by_id_in(conn, p.participant_id)
                 return Step(fresh.stage, session_index=fresh.session_index)
+            last = self._paused_after(conn, p, index, items)
+            if last is not None:
+                return Step("pause", last, index)
             item = self._open(conn, p, self.material.assignment_by_id[todo[0]], index)
         return Step("item", item, index)
+
+    # -- pauses (spec ``sessions.pause``) ----------------------------------------------------
+
+    @staticmethod
+    def _resume_id(p: Participant, after: Item) -> str:
+        return f"{p.participant_id}/server-resume-{after.item_id}"
+
+    def _paused_after(
+        self, conn: Connection, p: Participant, index: int, items: Mapping[str, Item]
+    ) -> Item | None:
+        """Under the ``between-items`` rule: the item just ended in this session if the
+        participant has not yet continued past it (a pause page is due), else ``None``."""
+        if self.material.pause_rule != "between-items":
+            return None
+        ended = [i for i in items.values() if i.session_index == index and i.ended_at is not None]
+        if not ended:
+            return None  # the session start page is the pause before the first item
+        last = max(ended, key=lambda i: (i.ended_at or i.started_at, i.started_at))
+        t = s.harness_events
+        resumed = conn.execute(
+            sa.select(t.c.event_id).where(t.c.event_id == self._resume_id(p, last))
+        ).first()
+        return None if resumed is not None else last
+
+    def resume(self, p: Participant) -> bool:
+        """Continue after a pause between items: the next item opens on the next step.
+
+        Recorded as a participant-level server event ``resume`` (``after``: the item before
+        the pause, ``paused_ms``: server time since it ended); idempotent."""
+        if p.stage != "sessions" or p.session_index is None:
+            return False
+        with self._write() as conn:
+            if conn.dialect.name == "postgresql":  # one step at a time per participant
+                pt = s.harness_participants
+                conn.execute(
+                    sa.select(pt.c.seq)
+                    .where(pt.c.participant_id == p.participant_id)
+                    .with_for_update()
+                )
+            items = self.items(p, conn=conn)
+            if any(i.ended_at is None for i in items.values()):
+                return False
+            last = self._paused_after(conn, p, p.session_index, items)
+            if last is None:
+                return False
+            now = self.clock()
+            assert last.ended_at is not None
+            paused = max(0, int((now - last.ended_at).total_seconds() * 1000))
+            self._server_event(
+                conn,
+                p,
+                None,
+                "resume",
+                now,
+                None,
+                {"after": last.item_id, "paused_ms": paused},
+                suffix=last.item_id,
+            )
+        return True
 
     def participant_by_id_in(self, conn: Connection, participant_id: str) -> Participant:
         t = s.harness_participants

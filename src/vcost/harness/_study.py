@@ -245,6 +245,16 @@ class StudyMaterial:
         return DEFAULT_SESSION_MINUTES
 
     @property
+    def pause_rule(self) -> str:
+        """When a participant may pause (spec ``sessions.pause``): ``"none"`` (the default: the
+        next item opens as soon as one ends) or ``"between-items"`` (a pause page after each
+        item; the next item's clock starts when the participant continues)."""
+        sessions = self.spec.sessions if self.spec is not None else None
+        if sessions is not None and sessions.pause is not None:
+            return sessions.pause
+        return "none"
+
+    @property
     def confidence_levels(self) -> tuple[float, ...]:
         if self.spec is not None:
             return tuple(self.spec.confidence_levels)

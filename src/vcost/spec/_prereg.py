@@ -426,6 +426,13 @@ def prereg(spec: StudySpec, *, today: date | None = None) -> str:
                 )
             if s.order:
                 text += f" Order: {_sentence(s.order)}"
+            if s.pause == "between-items":
+                text += (
+                    " Pauses: a participant may pause only between items; an item's clock "
+                    "never stops, and the session's time limit keeps running."
+                )
+            elif s.pause == "none":
+                text += " Pauses: none; the next item starts as soon as one ends."
             out.append(text)
         mix = spec.mix
         if mix is not None:

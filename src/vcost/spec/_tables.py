@@ -48,6 +48,7 @@ __all__ = [
     "Interface",
     "Issue",
     "Mix",
+    "PauseRule",
     "Pilot",
     "Planning",
     "Sessions",
@@ -72,6 +73,7 @@ Sampling = Literal["panel", "representative"]
 Assignment = Literal["per-verifier", "per-episode"]
 DeviationKind = Literal["protocol", "lock"]
 VerdictBasis = Literal["fixed", "precision-planning"]
+PauseRule = Literal["none", "between-items"]
 
 STEP_4_MINIMUM: Final = 3
 """Crescitelli et al., Step 4: inter-rater agreement across N >= 3 verifiers per output."""
@@ -506,6 +508,10 @@ class Sessions(Table):
     max_minutes: Positive | None = Field(None, description="a number of minutes > 0")
     extra_sessions: int = Field(0, ge=0, description="sessions allowed for pairs left over")
     order: Text | None = Field(None, description="how pairs and blocks are ordered")
+    pause: PauseRule | None = Field(
+        None,
+        description='"none" or "between-items": when a participant may pause (unset: "none")',
+    )
 
     @model_validator(mode="after")
     def _rules(self) -> Sessions:
