@@ -15,19 +15,15 @@ import socket
 import subprocess
 import sys
 import time
-import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
-import sqlalchemy as sa
-from sqlalchemy.pool import NullPool
 
 from vcost.harness import make_demo_study
 
-DEFAULT_POSTGRES_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 CHROMIUM = os.environ.get("VCOST_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--headless",
@@ -37,49 +33,6 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--no-first-run",
 ]
-
-
-def _postgres_url() -> sa.URL:
-    url = sa.make_url(os.environ.get("VCOST_TEST_POSTGRES_URL", DEFAULT_POSTGRES_URL))
-    if url.drivername in ("postgresql", "postgres"):
-        url = url.set(drivername="postgresql+psycopg")
-    return url
-
-
-@pytest.fixture(scope="session")
-def harness_pg_admin() -> Iterator[sa.Engine]:
-    url = _postgres_url()
-    engine = sa.create_engine(url, poolclass=NullPool)
-    try:
-        with engine.connect() as conn:
-            conn.execute(sa.text("SELECT 1"))
-    except sa.exc.OperationalError as error:
-        engine.dispose()
-        pytest.fail(
-            f"PostgreSQL is not reachable at {url.render_as_string(hide_password=True)}: "
-            f"{error.orig}. Start it or set VCOST_TEST_POSTGRES_URL; these tests never skip.",
-            pytrace=False,
-        )
-    yield engine
-    engine.dispose()
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
-def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """An empty database: a SQLite file, or a fresh PostgreSQL schema."""
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'vcost.db'}"
-        return
-    admin: sa.Engine = request.getfixturevalue("harness_pg_admin")
-    schema = f"vcost_harness_{uuid.uuid4().hex[:16]}"
-    with admin.begin() as conn:
-        conn.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
-    url = _postgres_url().update_query_dict({"options": f"-csearch_path={schema}"})
-    try:
-        yield url.render_as_string(hide_password=False)
-    finally:
-        with admin.begin() as conn:
-            conn.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
 
 
 @pytest.fixture(scope="session")
