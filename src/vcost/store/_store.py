@@ -181,7 +181,9 @@ def _python_values(series: pd.Series[Any], dtype: str) -> list[Any]:
     if dtype == "float":
         values: list[Any] = series.to_numpy(dtype=np.float64).tolist()
     elif dtype == "datetime":
-        values = series.dt.to_pydatetime().tolist()
+        values = [
+            None if m else v.to_pydatetime() for v, m in zip(series.tolist(), missing, strict=True)
+        ]
     elif dtype == "json":
         values = [
             None if m else json.loads(v) for v, m in zip(series.tolist(), missing, strict=True)
