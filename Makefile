@@ -39,6 +39,7 @@ bench: $(STAMP)  ## every benchmark in bench/, each against its named baseline
 	$(BIN)/python bench/bench_judge.py
 	$(BIN)/python bench/bench_audit.py
 	$(BIN)/python bench/bench_harness.py
+	$(BIN)/python bench/bench_analysis.py
 
 clean:
 	rm -rf $(VENV) $(OUT) .mypy_cache .pytest_cache .ruff_cache

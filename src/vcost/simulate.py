@@ -33,6 +33,7 @@ __all__ = [
     "PanelSimulation",
     "PanelStudy",
     "SyntheticStudy",
+    "simulate_check_failures",
     "simulate_panel",
     "synthetic_trace",
     "true_success_probability",
@@ -346,6 +347,7 @@ def simulate_panel(study: PanelStudy | None = None) -> PanelSimulation:
         ],
     )  # fmt: skip
     answers["role"] = Role.MODEL.value
+    answer_rows = answers[["answer_id", "error_level"]].to_dict("records")
 
     people = np.array([f"syn-v{i:03d}" for i in range(s.people)], dtype=object)
     speed = rng.normal(0.0, s.speed_sd, s.people)
@@ -405,7 +407,7 @@ def simulate_panel(study: PanelStudy | None = None) -> PanelSimulation:
                     )
                 else:
                     wrong = (p // 2 + pair + t) % 2 == 1 if s.people > 1 else rng.random() < 0.5
-                    answer = answers.iloc[2 * t + (1 if wrong else 0)]
+                    answer = answer_rows[2 * t + (1 if wrong else 0)]
                     guess = rng.random() < s.guess_rate
                     unverifiable = not guess and rng.random() < s.unverifiable
                     if wrong:
@@ -475,6 +477,61 @@ def simulate_panel(study: PanelStudy | None = None) -> PanelSimulation:
     )
     true_ratio = {str(name): float(ratio[i]) for i, name in enumerate(s.difficulties)}
     return PanelSimulation(trace, tasks, s, true_ratio, person_ratio)
+
+
+def simulate_check_failures(
+    study: PanelStudy | None = None, *, verdicts_per_answer: int, answers: int = 12
+) -> pd.DataFrame:
+    """Failures within budget on a VCE subset: ``answers`` wrong answers, each checked by
+    ``verdicts_per_answer`` people drawn afresh from the population of :class:`PanelStudy`.
+
+    The check model is the panel's (same speed, skill, ratio, acceptance, guess and
+    "unverifiable" parameters, same budget); a check fails to reach a correct verdict when it
+    accepts the wrong answer, runs out of budget or ends "unverifiable" (Crescitelli et al.'s
+    S_B = 0). Difficulties and error levels cycle over the answers. One row per answer:
+    ``answer_id``, ``difficulty``, ``error_level``, ``verifiers``, ``failures``.
+    """
+    s = study or PanelStudy()
+    m = int(verdicts_per_answer)
+    if m < 1 or answers < 1:
+        raise ValueError("a VCE subset needs at least one answer and one verdict per answer")
+    rng = np.random.default_rng([s.seed, 0x5CE])
+    do_median = _levels(s, s.do_median, "do_median")
+    ratio = _levels(s, s.check_ratio, "check_ratio")
+    n_diff = len(s.difficulties)
+    index = np.arange(answers)
+    d = index % n_diff
+    levels = sorted(s.accept_wrong)
+    level = np.asarray(levels, dtype=object)[(index // n_diff) % len(levels)]
+    p_level = np.array([s.accept_wrong[str(v)] for v in level], dtype=float)
+    task = rng.normal(0.0, s.task_sd, answers)[:, None]
+    shape = (answers, m)
+    skill = rng.normal(0.0, s.skill_sd, shape)
+    speed = rng.normal(0.0, s.speed_sd, shape)
+    ratio_dev = rng.normal(0.0, s.ratio_sd, shape)
+    accept = rng.random(shape) < expit(np.log(p_level / (1 - p_level))[:, None] - skill)
+    log_t = (
+        np.log(do_median[d] * ratio[d])[:, None]
+        + ratio_dev
+        + speed
+        + task
+        + rng.normal(0.0, s.time_sd, shape)
+        + np.where(accept, np.log(s.accept_speed), 0.0)
+    )
+    guess = rng.random(shape) < s.guess_rate
+    accept = np.where(guess, rng.random(shape) < 0.5, accept)
+    timeout = ~guess & (np.exp(log_t) >= s.budget)
+    unverifiable = ~guess & (rng.random(shape) < s.unverifiable)
+    failed = accept | timeout | unverifiable
+    return pd.DataFrame(
+        {
+            "answer_id": [f"syn-vce{i:04d}" for i in index],
+            "difficulty": np.asarray(s.difficulties, dtype=object)[d],
+            "error_level": level,
+            "verifiers": m,
+            "failures": failed.sum(axis=1).astype(int),
+        }
+    )
 
 
 def _activity(

@@ -40,10 +40,22 @@ class BatchFit:
     loglik: Float
 
 
+def _xb(x: Any, b: Any) -> Float:
+    """Linear predictors, replicates x n (x is n x p, or stacked: replicates x n x p)."""
+    out: Float = b @ x.T if x.ndim == 2 else np.matmul(x, b[:, :, None])[..., 0]
+    return out
+
+
+def _wx(v: Any, x: Any) -> Float:
+    """sum_n v[r, n] x[(r,) n, :] for every replicate r (one BLAS product when x is shared)."""
+    out: Float = v @ x if x.ndim == 2 else np.matmul(v[:, None, :], x)[:, 0, :]
+    return out
+
+
 def _loglik(y: Float, event: Float, x: Float, w: Float, b: Float, th: Float) -> Float:
     sigma = np.exp(th)[:, None]
-    z = (y[None, :] - b @ x.T) / sigma
-    ll = np.where(event[None, :] > 0, -th[:, None] - 0.5 * z * z - _LOG_SQRT_2PI, log_ndtr(-z))
+    z = (y - _xb(x, b)) / sigma
+    ll = np.where(event > 0, -th[:, None] - 0.5 * z * z - _LOG_SQRT_2PI, log_ndtr(-z))
     out: Float = (w * ll).sum(axis=1)
     return out
 
@@ -63,6 +75,10 @@ def censored_lognormal(
     ``design`` is n x p (include an intercept column); ``weights`` is n or replicates x n (e.g.
     bootstrap multiplicities). With ``sigma`` given the scale is fixed. Columns whose total
     weight is zero in a replicate keep the coefficient 0 (callers mark such replicates).
+
+    Stacked problems (many small data sets at once, e.g. one per person): ``log_time`` and
+    ``event`` replicates x n, ``design`` replicates x n x p, ``weights`` replicates x n; pad
+    shorter data sets with zero-weight rows and zero columns.
     """
     with np.errstate(all="ignore"):
         return _fit(log_time, event, design, weights, sigma, max_iter, tol)
@@ -77,17 +93,23 @@ def _fit(
     max_iter: int,
     tol: float,
 ) -> BatchFit:
-    y = np.asarray(log_time, dtype=np.float64)
-    d = np.asarray(event, dtype=np.float64)
+    y = np.atleast_2d(np.asarray(log_time, dtype=np.float64))
+    d = np.atleast_2d(np.asarray(event, dtype=np.float64))
     x = np.asarray(design, dtype=np.float64)
-    w = np.ones((1, y.size)) if weights is None else np.atleast_2d(np.asarray(weights, float))
-    reps, p = w.shape[0], x.shape[1]
+    n, p = x.shape[-2], x.shape[-1]
+    w = (
+        np.ones((x.shape[0] if x.ndim == 3 else 1, n))
+        if weights is None
+        else np.atleast_2d(np.asarray(weights, float))
+    )
+    reps = w.shape[0]
     # start: weighted least squares on every attempt, scale from the residuals
-    b = np.zeros((reps, p))
-    xtw = np.einsum("rn,np->rpn", w, x)
-    gram = xtw @ x + 1e-8 * np.eye(p)
-    b = np.linalg.solve(gram, (xtw @ y)[..., None])[..., 0]
-    resid = y[None, :] - b @ x.T
+
+    # x_n x_n' flattened, so that each replicate's Gram and Hessian is one matrix product (BLAS)
+    outer = (x[..., :, None] * x[..., None, :]).reshape(*x.shape[:-2], n, p * p)
+    gram = _wx(w, outer).reshape(reps, p, p) + 1e-8 * np.eye(p)
+    b: Float = np.linalg.solve(gram, _wx(w * y, x)[..., None])[..., 0].astype(np.float64)
+    resid = y - _xb(x, b)
     wsum = np.maximum(w.sum(axis=1), 1e-12)
     th = (
         np.full(reps, np.log(sigma))
@@ -97,53 +119,72 @@ def _fit(
     fixed = sigma is not None
     ll = _loglik(y, d, x, w, b, th)
     converged = np.zeros(reps, dtype=bool)
+    stalled = np.zeros(reps, dtype=bool)
     for _ in range(max_iter):
-        s = np.exp(th)[:, None]
-        z = (y[None, :] - b @ x.T) / s
+        # only the replicates still moving are computed (stacked problems converge unevenly)
+        act = np.flatnonzero(~converged & ~stalled)
+        if act.size == 0:
+            break
+        ra = act.size
+        wa = w[act]
+        ya = y if y.shape[0] == 1 else y[act]
+        da = d if d.shape[0] == 1 else d[act]
+        xa = x if x.ndim == 2 else x[act]
+        oa = outer if outer.ndim == 2 else outer[act]
+        ba, ta, lla = b[act], th[act], ll[act]
+        s = np.exp(ta)[:, None]
+        z = (ya - _xb(xa, ba)) / s
         lam = np.exp(-0.5 * z * z - _LOG_SQRT_2PI - log_ndtr(-z))  # inverse Mills ratio
         lam_d = lam * (lam - z)
-        ev = d[None, :] > 0
+        ev = da > 0
         g_b = np.where(ev, z, lam) / s  # d ll / d (x'b), per observation
         h_bb = np.where(ev, 1.0, lam_d) / s**2  # minus second derivative
         g_t = np.where(ev, z * z - 1.0, lam * z)
         h_bt = np.where(ev, 2.0 * z, lam_d * z + lam) / s
         h_tt = np.where(ev, 2.0 * z * z, z * (lam_d * z + lam))
-        grad_b = np.einsum("rn,np->rp", w * g_b, x)
-        hess_bb = np.einsum("rn,np,nq->rpq", w * h_bb, x, x)
+        grad_b = _wx(wa * g_b, xa)
+        hess_bb = _wx(wa * h_bb, oa).reshape(ra, p, p)
         if fixed:
             grad = grad_b
             hess = hess_bb
         else:
-            grad = np.concatenate([grad_b, (w * g_t).sum(axis=1)[:, None]], axis=1)
-            hbt = np.einsum("rn,np->rp", w * h_bt, x)
-            hess = np.zeros((reps, p + 1, p + 1))
+            grad = np.concatenate([grad_b, (wa * g_t).sum(axis=1)[:, None]], axis=1)
+            hbt = _wx(wa * h_bt, xa)
+            hess = np.zeros((ra, p + 1, p + 1))
             hess[:, :p, :p] = hess_bb
             hess[:, :p, p] = hbt
             hess[:, p, :p] = hbt
-            hess[:, p, p] = (w * h_tt).sum(axis=1)
+            hess[:, p, p] = (wa * h_tt).sum(axis=1)
         k = hess.shape[1]
         hess = hess + 1e-9 * np.eye(k)
         try:
             step = np.linalg.solve(hess, grad[..., None])[..., 0]
         except np.linalg.LinAlgError:
-            step = np.linalg.lstsq(hess[0], grad[0], rcond=None)[0][None, :]
-        factor = np.ones(reps)
-        for _half in range(30):
-            nb = b + factor[:, None] * step[:, :p]
-            nt = th if fixed else np.clip(th + factor * step[:, p], -12.0, 6.0)
-            new = _loglik(y, d, x, w, nb, nt)
-            worse = ~(new >= ll - 1e-12) & ~converged & np.isfinite(ll)
-            if not worse.any():
+            pairs = zip(hess, grad, strict=True)
+            step = np.stack([np.linalg.lstsq(h, g, rcond=None)[0] for h, g in pairs])
+        factor = np.ones(ra)
+        nb = ba + step[:, :p]
+        nt = ta if fixed else np.clip(ta + step[:, p], -12.0, 6.0)
+        new = _loglik(ya, da, xa, wa, nb, nt)
+        for _half in range(30):  # step halving, recomputed only where the step made it worse
+            bad = np.flatnonzero(~(new >= lla - 1e-12) & np.isfinite(lla))
+            if bad.size == 0:
                 break
-            factor = np.where(worse, factor / 2.0, factor)
-        active = ~converged
-        b = np.where(active[:, None], nb, b)
-        th = np.where(active, nt, th)
-        gain = np.abs(new - ll)
-        ll = np.where(active, new, ll)
-        converged = converged | ((gain < tol) & (np.abs(step).max(axis=1) * factor < 1e-6))
-        if converged.all():
-            break
+            factor[bad] /= 2.0
+            nb[bad] = ba[bad] + factor[bad, None] * step[bad, :p]
+            if not fixed:
+                nt[bad] = np.clip(ta[bad] + factor[bad] * step[bad, p], -12.0, 6.0)
+            sub = (
+                ya if ya.shape[0] == 1 else ya[bad],
+                da if da.shape[0] == 1 else da[bad],
+                xa if xa.ndim == 2 else xa[bad],
+            )
+            new[bad] = _loglik(*sub, wa[bad], nb[bad], nt[bad])
+        b[act], th[act], ll[act] = nb, nt, new
+        gain = np.abs(new - lla)
+        converged[act] = (gain < tol) & (np.abs(step).max(axis=1) * factor < 1e-6)
+        # a replicate whose likelihood is no longer finite cannot recover: stop computing it
+        stalled[act] = ~np.isfinite(new)
     return BatchFit(coef=b, log_sigma=th, converged=converged, loglik=ll)
 
 

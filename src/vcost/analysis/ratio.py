@@ -13,6 +13,12 @@ docs/analysis.md) the task bootstrap covers at about the nominal 95 % (0.95 with
 with 4, 100 studies each) while the pigeonhole version over-covers (1.00 with 8 people): with
 person fixed effects the residual noise is counted more than once.
 
+Crowds (vcost choice): person dummies make the model's size grow with the panel, so with more
+than :data:`FIXED_EFFECTS_MAX_PEOPLE` people (``person_effects=None``) the participant term is
+left out and the bootstrap resamples tasks and participants (the people are then a sample of a
+crowd, and between-person variation belongs in the interval). ``person_effects=True/False``
+overrides the rule.
+
 The ratio at difficulty d is ``exp(b_check + b_check:d)``: under the AFT model, the factor by
 which checking stretches (or shrinks) the time to finish relative to doing, at every quantile.
 The overall ratio is the geometric mean over the difficulty labels present (equal weights).
@@ -27,7 +33,7 @@ position effects, with the pooled scale; Wald interval). A Weibull AFT gives a s
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -40,6 +46,7 @@ from vcost.indicators import Estimate
 from vcost.stats.bootstrap import percentile_interval
 
 __all__ = [
+    "FIXED_EFFECTS_MAX_PEOPLE",
     "RatioEstimate",
     "person_ratios",
     "raw_medians",
@@ -49,6 +56,7 @@ __all__ = [
 ]
 
 Resample = Literal["tasks+participants", "tasks", "participants"]
+FIXED_EFFECTS_MAX_PEOPLE = 60
 _NAN = Estimate(float("nan"), float("nan"), float("nan"), 0)
 
 
@@ -98,6 +106,12 @@ def _design(att: pd.DataFrame, *, person: bool = True) -> pd.DataFrame:
             basis = trial
             keep.append(name)
     return frame[keep]
+
+
+def _use_person_effects(att: pd.DataFrame, person_effects: bool | None) -> bool:
+    if person_effects is not None:
+        return person_effects
+    return bool(att["verifier_id"].nunique() <= FIXED_EFFECTS_MAX_PEOPLE)
 
 
 def _contrasts(columns: list[str], levels: list[str]) -> dict[str, np.ndarray]:
@@ -168,21 +182,27 @@ def verification_ratio(
     reps: int = 400,
     seed: int = 0,
     alpha: float = 0.05,
-    resample: Resample = "tasks",
+    resample: Resample | None = None,
     weibull: bool = True,
     engine: Literal["lifelines", "numpy"] = "lifelines",
+    person_effects: bool | None = None,
 ) -> RatioEstimate:
     """The verification ratio from the censored log-normal AFT model (module doc).
 
     ``attempts`` is :func:`vcost.analysis.attempt_table`'s output (do and check rows). With
     ``engine="numpy"`` the point estimate comes from :func:`censored_lognormal` (the same
     likelihood, no lifelines summary; for simulation studies) and the Wald intervals use its
-    observed information.
+    observed information. ``person_effects`` and the default ``resample`` follow the crowd rule
+    of the module doc (fixed effects and ``"tasks"`` for panels of up to
+    :data:`FIXED_EFFECTS_MAX_PEOPLE` people).
     """
     att = attempts[attempts["block"].isin(["do", "check"]) & attempts["effort"].gt(0)]
     _check_input(att)
     levels = difficulty_levels(att["difficulty"])
-    design = _design(att)
+    person = _use_person_effects(att, person_effects)
+    if resample is None:
+        resample = "tasks" if person else "tasks+participants"
+    design = _design(att, person=person)
     columns = list(design.columns)
     event = ~att["censored"].to_numpy(bool)
     x = np.column_stack([design.to_numpy(float), np.ones(len(att))])
@@ -325,34 +345,108 @@ def _subset_ratio(
     return Estimate(float(np.exp(point.coef[0, 0])), float(np.exp(lo)), float(np.exp(hi)), n), note
 
 
+def _cell_problem(
+    sub: pd.DataFrame, reps: int, rng: np.random.Generator
+) -> tuple[dict[str, np.ndarray], str]:
+    """The design, data and bootstrap weights of one person's (or cell's) ratio model."""
+    event = ~sub["censored"].to_numpy(bool)
+    check = (sub["block"] == "check").to_numpy(bool)
+    n = len(sub)
+    if not (event & check).any() or not (event & ~check).any():
+        which = "check" if not (event & check).any() else "do"
+        return {}, f"no finished {which} attempt"
+    cols = [check.astype(float)]
+    for d in difficulty_levels(sub["difficulty"])[1:]:
+        cols.append((sub["difficulty"] == d).to_numpy(float))
+    x = np.column_stack([*cols, np.ones(n)])
+    if np.linalg.matrix_rank(x) < x.shape[1]:
+        x = x[:, [0, x.shape[1] - 1]]
+    codes, uniques = pd.factorize(sub["task_id"])
+    w = _multiplicities(rng, len(uniques), reps)[:, codes]
+    y = np.log(sub["effort"].to_numpy(float))
+    return {"x": x, "y": y, "event": event, "check": check, "w": w}, ""
+
+
+def _fit_cells(problems: list[dict[str, np.ndarray]], chunk: int = 64) -> list[tuple[Any, Any]]:
+    """Point fit and bootstrap fits of many small problems, stacked (zero-padded) per chunk."""
+    out: list[tuple[Any, Any]] = []
+    for start in range(0, len(problems), chunk):
+        part = problems[start : start + chunk]
+        n = max(len(pr["y"]) for pr in part)
+        p = max(pr["x"].shape[1] for pr in part)
+        reps = part[0]["w"].shape[0] + 1
+        rows = len(part) * reps
+        xs, ys = np.zeros((rows, n, p)), np.zeros((rows, n))
+        es, ws = np.ones((rows, n)), np.zeros((rows, n))
+        for i, pr in enumerate(part):
+            k, q = len(pr["y"]), pr["x"].shape[1]
+            block = slice(i * reps, (i + 1) * reps)
+            xs[block, :k, :q] = pr["x"]
+            ys[block, :k] = pr["y"]
+            es[block, :k] = pr["event"]
+            ws[block, :k] = np.vstack([np.ones(k), pr["w"]])
+        fit = censored_lognormal(ys, es, xs, weights=ws)
+        for i, pr in enumerate(part):
+            q = pr["x"].shape[1]
+            first, last = i * reps, (i + 1) * reps
+            out.append(
+                (
+                    fit.coef[first, :q],
+                    (fit.coef[first + 1 : last, :q], fit.converged[first + 1 : last]),
+                )
+            )
+    return out
+
+
 def person_ratios(
     attempts: pd.DataFrame, *, reps: int = 400, seed: int = 0, alpha: float = 0.05
 ) -> pd.DataFrame:
     """Each person's ratio, overall and per difficulty label, with task-resampling intervals.
 
     Overall: a censored log-normal model of the person's attempts with condition and difficulty
-    (one ratio for the person). Per label: condition only, on that label's attempts.
+    (one ratio for the person). Per label: condition only, on that label's attempts. Every
+    person's models are fitted together (stacked, :func:`censored_lognormal`), so a crowd of
+    a thousand people costs a few solver calls.
     """
     att = attempts[attempts["block"].isin(["do", "check"]) & attempts["effort"].gt(0)]
     rng = np.random.default_rng(seed)
-    rows = []
+    rows: list[dict[str, Any]] = []
+    problems: list[dict[str, np.ndarray]] = []
+    owners: list[int] = []
     for v, sub in att.groupby("verifier_id", sort=True):
         for d in ["all", *difficulty_levels(sub["difficulty"])]:
             cell = sub if d == "all" else sub[sub["difficulty"] == d]
-            est, note = _subset_ratio(cell, reps, rng, alpha)
+            problem, note = _cell_problem(cell, reps, rng)
             rows.append(
                 {
                     "verifier_id": v,
                     "difficulty": d,
-                    "ratio": est.value,
-                    "lower": est.lower,
-                    "upper": est.upper,
-                    "attempts": est.n,
+                    "ratio": float("nan"),
+                    "lower": float("nan"),
+                    "upper": float("nan"),
+                    "attempts": len(cell),
                     "timeouts": int(cell["censored"].sum()),
                     "note": note,
                 }
             )
-    return pd.DataFrame(rows)
+            if problem:
+                problems.append(problem)
+                owners.append(len(rows) - 1)
+    for row_index, pr, (point, (boot, converged)) in zip(
+        owners, problems, _fit_cells(problems), strict=True
+    ):
+        ok = _usable(pr["w"], pr["x"], pr["event"], pr["check"], list(range(pr["x"].shape[1])))
+        ok &= converged & (np.abs(boot).max(axis=1) < 50)
+        lo, hi = percentile_interval(boot[ok, 0], alpha=alpha)
+        rows[row_index].update(
+            ratio=float(np.exp(point[0])),
+            lower=float(np.exp(lo)),
+            upper=float(np.exp(hi)),
+            note="" if ok.sum() >= 0.9 * reps else f"{reps - int(ok.sum())} replicates unusable",
+        )
+    columns = ["verifier_id", "difficulty", "ratio", "lower", "upper", "attempts", "timeouts",
+               "note"]  # fmt: skip
+    return pd.DataFrame(rows, columns=columns)
 
 
 def task_ratios(attempts: pd.DataFrame, *, alpha: float = 0.05) -> pd.DataFrame:
@@ -363,7 +457,7 @@ def task_ratios(attempts: pd.DataFrame, *, alpha: float = 0.05) -> pd.DataFrame:
         _check_input(att)
     except InputError:
         return pd.DataFrame(columns=columns)
-    design = _design(att)
+    design = _design(att, person=_use_person_effects(att, None))
     x = np.column_stack([design.to_numpy(float), np.ones(len(att))])
     event = ~att["censored"].to_numpy(bool)
     y = np.log(att["effort"].to_numpy(float))

@@ -25,6 +25,8 @@ from vcost.cli.grade_cmd import grade
 from vcost.cli.indicators_cmd import indicators
 from vcost.cli.judge_cmd import judge_group
 from vcost.cli.models_cmd import models
+from vcost.cli.plan_cmd import plan
+from vcost.cli.plant_cmd import plant
 from vcost.cli.report_cmd import report
 from vcost.cli.serve_cmd import serve
 from vcost.cli.spec_cmd import spec
@@ -61,6 +63,7 @@ cli.add_command(demo)
 cli.add_command(db)
 cli.add_command(tasks)
 cli.add_command(grade)
+cli.add_command(plant)
 cli.add_command(audit_group)
 cli.add_command(models)
 cli.add_command(answers)
@@ -73,6 +76,7 @@ cli.add_command(report)
 cli.add_command(card)
 cli.add_command(drift)
 cli.add_command(exploit)
+cli.add_command(plan)
 
 
 def main() -> None:

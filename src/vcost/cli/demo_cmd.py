@@ -129,6 +129,31 @@ def _checkers(console: Console, out: Path) -> None:
     console.print(f"[bold]AI-checker trace[/] {len(trace.episodes)} episodes -> {folder / 'trace'}")
 
 
+def _study_report(console: Console, out: Path, reps: int) -> None:
+    """Step 5: a simulated 4-person core panel, analysed, and the HTML study report."""
+    from vcost.analysis import analyse_study
+    from vcost.report.study import render_study
+    from vcost.simulate import PanelStudy, simulate_panel
+
+    console.rule("5. a simulated 4-person core panel: the study analysis and its HTML report")
+    folder = out / "study-report"
+    with as_file(files("vcost") / "examples" / "core-study.toml") as src:
+        spec = StudySpec.load(src)
+    sim = simulate_panel(PanelStudy(people=4, seed=spec.seed or 0))
+    write_trace(sim.trace, folder / "trace", format="csv", overwrite=True)
+    console.print(f"[bold]panel[/] {len(sim.trace.episodes)} synthetic do and check episodes "
+                  f"(4 simulated people) -> {folder / 'trace'}")  # fmt: skip
+    labels = sim.tasks.set_index("task_id")["difficulty"]
+    analysis = analyse_study(sim.trace, spec=spec, difficulty=labels, reps=min(reps, 400))
+    paths = render_study(analysis, folder, label=LABEL)
+    if analysis.ratio is not None:
+        r = analysis.ratio.overall
+        console.print(f"verification ratio {r.value:.2f} [{r.lower:.2f}, {r.upper:.2f}] "
+                      f"(simulated truth {sim.true_overall_ratio:.2f})")  # fmt: skip
+    console.print(f"[green]study report[/]: {paths['html']} (also {paths['markdown'].name}, "
+                  f"{paths['json'].name})")  # fmt: skip
+
+
 @click.command()
 @click.option(
     "--out",
@@ -159,7 +184,12 @@ def demo(ctx: click.Context, out: Path, reps: int, serve_after: bool) -> None:
     imports it into a fresh SQLite store, computes the indicators from the store, prints the
     model-level table and writes OUT/report.md, OUT/indicators.json and OUT/outputs.csv.
 
-    5. With --serve: writes a demo study to OUT/harness-demo and serves the web harness on
+    5. Simulates a 4-person core-study panel (do and check episodes on matched tasks,
+    SYNTHETIC), runs the pre-registered analysis with the core-study spec and writes the
+    report: OUT/study-report/report.html (self-contained, plots inline), report.md and
+    numbers.json, with the simulated trace in OUT/study-report/trace.
+
+    6. With --serve: writes a demo study to OUT/harness-demo and serves the web harness on
     http://127.0.0.1:8000 (participant, walkthrough and admin links printed).
     """
     console = Console()
@@ -205,8 +235,9 @@ def demo(ctx: click.Context, out: Path, reps: int, serve_after: bool) -> None:
     console.print(
         f"[green]done[/]: {out / 'report.md'}, {out / 'indicators.json'}, {out / 'outputs.csv'}"
     )
+    _study_report(console, out, reps)
     if serve_after:
         from vcost.cli.serve_cmd import serve
 
-        console.rule("5. the web harness on a demo study (vcost serve --demo)")
+        console.rule("6. the web harness on a demo study (vcost serve --demo)")
         ctx.invoke(serve, demo=True, demo_dir=out / "harness-demo", test_link=True)

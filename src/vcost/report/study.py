@@ -24,9 +24,20 @@ from matplotlib.figure import Figure
 
 from vcost.analysis.study import StudyAnalysis
 
-__all__ = ["PLOTS", "render_study", "study_markdown", "study_plots"]
+__all__ = [
+    "FOREST_MAX_PEOPLE",
+    "PLOTS",
+    "TABLE_MAX_ROWS",
+    "render_study",
+    "study_markdown",
+    "study_plots",
+]
 
 PLOTS = ("survival", "person_forest", "break_even", "false_accepts", "outcomes")
+FOREST_MAX_PEOPLE = 40
+"""More people than this: the forest plot becomes a caterpillar plot (sorted, unlabelled)."""
+TABLE_MAX_ROWS = 200
+"""Longer tables are cut to this many rows in HTML and Markdown (all rows are in numbers.json)."""
 
 
 def _svg(fig: Figure) -> str:
@@ -76,14 +87,23 @@ def study_plots(a: StudyAnalysis) -> dict[str, str]:
 
     people = a.people[a.people["difficulty"] == "all"].dropna(subset=["ratio"])
     if len(people):
-        fig = Figure(figsize=(5.5, 0.5 + 0.4 * len(people)))
+        crowd = len(people) > FOREST_MAX_PEOPLE
+        if crowd:  # a caterpillar plot: people sorted by ratio, no names
+            people = people.sort_values("ratio")
+        fig = Figure(figsize=(5.5, 6.0 if crowd else 0.5 + 0.4 * len(people)))
         ax = fig.add_subplot()
         yy = np.arange(len(people))
         ratio = people["ratio"].to_numpy(float)
         lo = np.nan_to_num(ratio - people["lower"].to_numpy(float))
         hi = np.nan_to_num(people["upper"].to_numpy(float) - ratio)
-        ax.errorbar(ratio, yy, xerr=[lo, hi], fmt="o", color="tab:blue")
-        ax.set_yticks(yy, [str(v) for v in people["verifier_id"]])
+        if crowd:
+            ax.errorbar(ratio, yy, xerr=[lo, hi], fmt=".", color="tab:blue", markersize=2,
+                        elinewidth=0.3)  # fmt: skip
+            ax.set_yticks([])
+            ax.set_ylabel(f"{len(people)} people, sorted by ratio")
+        else:
+            ax.errorbar(ratio, yy, xerr=[lo, hi], fmt="o", color="tab:blue")
+            ax.set_yticks(yy, [str(v) for v in people["verifier_id"]])
         ax.axvline(1.0, color="grey", linestyle="--")
         ax.set_xscale("log")
         ax.set_xlabel("verification ratio (check / do), 95% task-resampling interval")
@@ -143,6 +163,15 @@ def _fmt(value: Any) -> str:
     if isinstance(value, float | np.floating):
         return "" if not np.isfinite(value) else f"{value:.3g}"
     return str(value)
+
+
+def _cut(frame: pd.DataFrame) -> tuple[pd.DataFrame, str]:
+    """At most TABLE_MAX_ROWS rows, and a note when rows were left out."""
+    if len(frame) <= TABLE_MAX_ROWS:
+        return frame, ""
+    return frame.head(TABLE_MAX_ROWS), (
+        f"first {TABLE_MAX_ROWS} of {len(frame)} rows; every row is in numbers.json"
+    )
 
 
 def _md_table(frame: pd.DataFrame) -> str:
@@ -241,16 +270,18 @@ def _meta_lines(a: StudyAnalysis) -> list[str]:
     ]
 
 
-def study_markdown(a: StudyAnalysis) -> str:
-    """The report as Markdown (tables, no plots)."""
+def study_markdown(a: StudyAnalysis, *, label: str | None = None) -> str:
+    """The report as Markdown (tables, no plots); ``label`` is a banner (e.g. SYNTHETIC)."""
     title = "Study analysis" + (" (PILOT)" if a.pilot else "")
-    parts = [f"# {title}\n", *(f"- {line}" for line in _meta_lines(a)), ""]
+    parts = [f"# {title}\n", *([f"**{label}**\n"] if label else []),
+             *(f"- {line}" for line in _meta_lines(a)), ""]  # fmt: skip
     if a.notes:
         parts += ["## Notes\n", *(f"- {n}" for n in a.notes), ""]
     for name, text, table in _sections(a):
         parts += [f"## {name}\n", text + "\n"]
         if table is not None:
-            parts.append(_md_table(table))
+            shown, cut = _cut(table)
+            parts.append(_md_table(shown) + (f"\n_({cut})_\n" if cut else ""))
     return "\n".join(parts)
 
 
@@ -280,11 +311,16 @@ _PLOT_AT = {
 }
 
 
-def study_html(a: StudyAnalysis, plots: dict[str, str] | None = None) -> str:
+def study_html(
+    a: StudyAnalysis, plots: dict[str, str] | None = None, *, label: str | None = None
+) -> str:
     """The report as one self-contained HTML page (plots inline as SVG)."""
     svgs = study_plots(a) if plots is None else plots
     title = "Study analysis" + (" (PILOT)" if a.pilot else "")
-    body = [f"<h1>{html.escape(title)}</h1>", "<ul>"]
+    body = [f"<h1>{html.escape(title)}</h1>"]
+    if label:
+        body.append(f'<p class="pilot" data-label>{html.escape(label)}</p>')
+    body.append("<ul>")
     body += [f"<li>{html.escape(line)}</li>" for line in _meta_lines(a)] + ["</ul>"]
     if a.pilot:
         body.append('<p class="pilot">Fewer than 3 people: the human part is a pilot.</p>')
@@ -296,7 +332,10 @@ def study_html(a: StudyAnalysis, plots: dict[str, str] | None = None) -> str:
             if plot in svgs:
                 body.append(f'<figure data-plot="{plot}">{svgs[plot]}</figure>')
         if table is not None:
-            body.append(_html_table(table))
+            shown, cut = _cut(table)
+            body.append(_html_table(shown))
+            if cut:
+                body.append(f"<p><em>({html.escape(cut)})</em></p>")
     return (
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
         f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>"
@@ -305,13 +344,21 @@ def study_html(a: StudyAnalysis, plots: dict[str, str] | None = None) -> str:
     )
 
 
-def render_study(a: StudyAnalysis, out_dir: str | Path) -> dict[str, Path]:
-    """Write report.html, report.md and numbers.json into ``out_dir``; return their paths."""
+def render_study(
+    a: StudyAnalysis, out_dir: str | Path, *, label: str | None = None
+) -> dict[str, Path]:
+    """Write report.html, report.md and numbers.json into ``out_dir``; return their paths.
+
+    ``label`` (e.g. "SYNTHETIC ...") is shown as a banner and stored in numbers.json.
+    """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths = {"html": out / "report.html", "markdown": out / "report.md",
              "json": out / "numbers.json"}  # fmt: skip
-    paths["html"].write_text(study_html(a), encoding="utf-8")
-    paths["markdown"].write_text(study_markdown(a), encoding="utf-8")
-    paths["json"].write_text(json.dumps(a.to_dict(), indent=2), encoding="utf-8")
+    paths["html"].write_text(study_html(a, label=label), encoding="utf-8")
+    paths["markdown"].write_text(study_markdown(a, label=label), encoding="utf-8")
+    numbers = a.to_dict()
+    if label:
+        numbers["label"] = label
+    paths["json"].write_text(json.dumps(numbers, indent=2), encoding="utf-8")
     return paths
