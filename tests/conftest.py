@@ -6,7 +6,7 @@ import os
 
 from hypothesis import HealthCheck, settings
 
-pytest_plugins = ["offline_run", "postgres_stores"]
+pytest_plugins = ["browser", "offline_run", "postgres_stores"]
 
 settings.register_profile(
     "ci", max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow]

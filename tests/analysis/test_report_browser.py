@@ -10,8 +10,8 @@ must open offline). Screenshots go to ``$VCOST_TEST_ARTIFACTS`` or the test's tm
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -21,16 +21,6 @@ from vcost.report.study import PLOTS
 from vcost.simulate import PanelStudy, simulate_panel
 from vcost.spec import example_path
 from vcost.trace_io import write_trace
-
-CHROMIUM = os.environ.get("VCOST_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = [  # as tests/harness/conftest.py
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-]
 
 
 def _report(tmp_path: Path, people: int) -> Path:
@@ -51,10 +41,10 @@ def _report(tmp_path: Path, people: int) -> Path:
 
 
 @pytest.mark.parametrize("people", [4, 40])
-def test_report_opens_offline_in_chromium_with_plots(tmp_path: Path, people: int) -> None:
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"{CHROMIUM} is missing: run scripts/system-deps.sh", pytrace=False)
-    from playwright.sync_api import Route, sync_playwright
+def test_report_opens_offline_in_chromium_with_plots(
+    tmp_path: Path, people: int, chromium: Any, artifacts: Path
+) -> None:
+    from playwright.sync_api import Route
 
     out = _report(tmp_path, people)
     numbers = json.loads((out / "numbers.json").read_text())
@@ -62,8 +52,6 @@ def test_report_opens_offline_in_chromium_with_plots(tmp_path: Path, people: int
     assert len(numbers["meta"]["people"]) == people
     assert numbers["meta"]["spec_name"] == "core-study"
     url = (out / "report.html").resolve().as_uri()
-    artifacts = Path(os.environ.get("VCOST_TEST_ARTIFACTS", tmp_path / "artifacts"))
-    artifacts.mkdir(parents=True, exist_ok=True)
     requests: list[str] = []
 
     def guard(route: Route) -> None:
@@ -73,27 +61,25 @@ def test_report_opens_offline_in_chromium_with_plots(tmp_path: Path, people: int
         else:
             route.abort()
 
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        try:
-            context = browser.new_context(viewport={"width": 1100, "height": 900})
-            context.route("**/*", guard)
-            page = context.new_page()
-            page.goto(url, wait_until="load")
-            title = page.title()
-            plots = page.eval_on_selector_all(
-                "figure[data-plot]",
-                """figs => figs.map(f => {
-                    const svg = f.querySelector('svg');
-                    const box = svg ? svg.getBoundingClientRect() : {width: 0, height: 0};
-                    return {name: f.dataset.plot, width: box.width, height: box.height,
-                            marks: svg ? svg.querySelectorAll('path, use, rect').length : 0};
-                })""",
-            )
-            shot = artifacts / f"study-report-{people}-people.png"
-            page.screenshot(path=str(shot), full_page=True)
-        finally:
-            browser.close()
+    context = chromium.new_context(viewport={"width": 1100, "height": 900})
+    try:
+        context.route("**/*", guard)
+        page = context.new_page()
+        page.goto(url, wait_until="load")
+        title = page.title()
+        plots = page.eval_on_selector_all(
+            "figure[data-plot]",
+            """figs => figs.map(f => {
+                const svg = f.querySelector('svg');
+                const box = svg ? svg.getBoundingClientRect() : {width: 0, height: 0};
+                return {name: f.dataset.plot, width: box.width, height: box.height,
+                        marks: svg ? svg.querySelectorAll('path, use, rect').length : 0};
+            })""",
+        )
+        shot = artifacts / f"study-report-{people}-people.png"
+        page.screenshot(path=str(shot), full_page=True)
+    finally:
+        context.close()
     assert requests == [url], f"the report made network requests: {requests[1:]}"
     assert title == "Study analysis"
     assert sorted(p["name"] for p in plots) == sorted(PLOTS)

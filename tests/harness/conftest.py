@@ -24,16 +24,6 @@ import pytest
 
 from vcost.harness import make_demo_study
 
-CHROMIUM = os.environ.get("VCOST_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-]
-
 
 @pytest.fixture(scope="session")
 def demo_study(tmp_path_factory: pytest.TempPathFactory) -> Path:
@@ -123,30 +113,3 @@ def start_server() -> Iterator[Any]:
     yield start
     for server in started:
         server.stop()
-
-
-@pytest.fixture(scope="session")
-def chromium() -> Iterator[Any]:
-    """Debian's chromium, headless, through Playwright (fails, never skips, when missing)."""
-    if not Path(CHROMIUM).exists():
-        pytest.fail(
-            f"{CHROMIUM} is missing: run scripts/system-deps.sh (apt-get install chromium)",
-            pytrace=False,
-        )
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        pytest.fail("the playwright package is missing: pip install -e '.[dev]'", pytrace=False)
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        yield browser
-        browser.close()
-
-
-@pytest.fixture
-def artifacts(tmp_path: Path) -> Path:
-    """Where screenshots go: $VCOST_TEST_ARTIFACTS or a folder under tmp_path (printed)."""
-    root = Path(os.environ.get("VCOST_TEST_ARTIFACTS", tmp_path / "artifacts"))
-    root.mkdir(parents=True, exist_ok=True)
-    print(f"harness screenshots: {root}")
-    return root

@@ -6,11 +6,9 @@ $VCOST_TEST_ARTIFACTS (or a folder under the test's tmp_path)."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
 from _reliability_support import agreeing_labels, toy_gold
 
 from vcost.reliability import (
@@ -27,30 +25,6 @@ from vcost.reliability import (
     load_policy,
     write_card,
 )
-
-CHROMIUM = os.environ.get("VCOST_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-]
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"{CHROMIUM} is missing: scripts/system-deps.sh installs it", pytrace=False)
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        pytest.fail("the playwright package is missing: pip install -e '.[dev]'", pytrace=False)
-    with sync_playwright() as pw:
-        launched = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        yield launched
-        launched.close()
 
 
 class _Lenient:
@@ -77,7 +51,7 @@ class _Lenient:
 
 
 def test_the_html_card_loads_offline_and_shows_the_tiers(
-    browser: Any, tmp_path: Path, policy_path: Path
+    chromium: Any, tmp_path: Path, policy_path: Path
 ) -> None:
     gold = toy_gold()
     adjudication = adjudicate(gold, agreeing_labels(gold))
@@ -94,7 +68,7 @@ def test_the_html_card_loads_offline_and_shows_the_tiers(
     paths = write_card(card, tmp_path / "card")
 
     outside: list[str] = []
-    context = browser.new_context(offline=True)
+    context = chromium.new_context(offline=True)
     page = context.new_page()
 
     def refuse(route: Any) -> None:

@@ -24,6 +24,7 @@ from vcost.cli.exploit_cmd import exploit
 from vcost.cli.grade_cmd import grade
 from vcost.cli.indicators_cmd import indicators
 from vcost.cli.judge_cmd import judge_group
+from vcost.cli.label_cmd import label_group
 from vcost.cli.models_cmd import models
 from vcost.cli.plan_cmd import plan
 from vcost.cli.plant_cmd import plant
@@ -77,6 +78,7 @@ cli.add_command(card)
 cli.add_command(drift)
 cli.add_command(exploit)
 cli.add_command(plan)
+cli.add_command(label_group)
 
 
 def main() -> None:

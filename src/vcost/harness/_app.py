@@ -50,6 +50,7 @@ from vcost.harness._admin import (
     admin_page,
     admin_status,
 )
+from vcost.harness._labelling import labelling_routes
 from vcost.harness._runs import (
     RUN_LIMITS,
     grade_submission,
@@ -924,6 +925,7 @@ def create_app(
         Route("/admin/status.json", admin_status),
         Route("/admin/export", admin_export, methods=["POST"]),
         Route("/admin/{rest:path}", admin_page),
+        *labelling_routes(),
         Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
     ]
     app = Starlette(
