@@ -39,7 +39,7 @@ class MissComparison:
             counts = frame["cell"].value_counts().reindex(CELLS, fill_value=0)
             return counts.to_frame("answers").T
         return (
-            frame.groupby([by, "cell"], dropna=False)
+            frame.groupby([by, "cell"], dropna=False, observed=True)
             .size()
             .unstack("cell")
             .reindex(columns=list(CELLS), fill_value=0)
@@ -74,7 +74,11 @@ def compare_misses(trace: Trace, *, q: float = 0.5) -> MissComparison:
     checks["kind"] = checks["verifier_id"].map(kinds)
     caught = (checks["termination"] == "verdict") & (checks["verdict"] == "reject")
     checks["miss"] = ~caught
-    grouped = checks.groupby(["answer_id", "kind"])["miss"].agg(["size", "sum"]).unstack("kind")
+    grouped = (
+        checks.groupby(["answer_id", "kind"], observed=True)["miss"]
+        .agg(["size", "sum"])
+        .unstack("kind")
+    )
     rows = []
     not_comparable = 0
     for answer_id, row in grouped.iterrows():

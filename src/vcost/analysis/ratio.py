@@ -285,7 +285,7 @@ def timeout_share(attempts: pd.DataFrame) -> pd.DataFrame:
     """Share of attempts stopped by the budget (check) or cap (do), by block and difficulty."""
     att = attempts[attempts["block"].isin(["do", "check"])]
     out = (
-        att.groupby(["block", "difficulty"])["censored"]
+        att.groupby(["block", "difficulty"], observed=True)["censored"]
         .agg(attempts="size", timeouts="sum")
         .reset_index()
     )
