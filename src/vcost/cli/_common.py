@@ -23,6 +23,8 @@ from vcost.tasks import BUNDLED_BANK, Task, load_bank
 
 __all__ = [
     "bank_option",
+    "bank_path",
+    "bank_root",
     "cassette_options",
     "load_tasks",
     "model_client",
@@ -102,15 +104,26 @@ def cassette_options(func: Callable[..., None]) -> Callable[..., None]:
     )(func)
 
 
-def load_tasks(bank: str, task_ids: Sequence[str] = (), *, study_only: bool = False) -> list[Task]:
-    """The bank's tasks (``bundled`` = the shipped bank), optionally only the given ids."""
-    root = BUNDLED_BANK if bank == "bundled" else Path(bank)
+def bank_path(bank: str | Path) -> Path:
+    """The folder a bank argument names: ``bundled`` is the bank that ships with vcost."""
+    return BUNDLED_BANK if str(bank) == "bundled" else Path(bank)
+
+
+def bank_root(bank: str | Path) -> Path:
+    """:func:`bank_path`, refused with a clear message when it is not a folder."""
+    root = bank_path(bank)
     if not root.is_dir():
         raise InputError(
             "not a task bank folder",
-            source=root,
+            source=bank,
             hint="give a bank folder, or `bundled` for the bank that ships with vcost",
         )
+    return root
+
+
+def load_tasks(bank: str, task_ids: Sequence[str] = (), *, study_only: bool = False) -> list[Task]:
+    """The bank's tasks (``bundled`` = the shipped bank), optionally only the given ids."""
+    root = bank_root(bank)
     tasks = load_bank(root)
     if task_ids:
         known = {t.id: t for t in tasks}

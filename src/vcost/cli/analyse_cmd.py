@@ -75,9 +75,10 @@ def _difficulty(path: Path | None) -> pd.Series | None:
     """Task difficulty labels from a task bank folder or a CSV with task_id,difficulty."""
     if path is None:
         return None
-    from vcost.tasks import BUNDLED_BANK, load_bank
+    from vcost.cli._common import bank_path
+    from vcost.tasks import load_bank
 
-    path = BUNDLED_BANK if str(path) == "bundled" else path
+    path = bank_path(path)
     if not path.exists():
         raise InputError("no such task bank folder or CSV", source=path, field="--tasks")
     if path.is_dir():

@@ -10,10 +10,10 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
-from vcost.errors import InputError
+from vcost.cli._common import bank_root
 from vcost.grader import AnswerGrade, grade_answers, read_answers
 from vcost.sandbox import Sandbox
-from vcost.tasks import BUNDLED_BANK, load_bank
+from vcost.tasks import load_bank
 
 
 def grades_table(grades: list[AnswerGrade]) -> Table:
@@ -70,14 +70,7 @@ def grade(
     Every answer runs in the sandbox against its task's hidden tests (code) or its task's
     read-only data.csv (data); comparison happens outside. BANK may be `bundled`.
     """
-    root = BUNDLED_BANK if str(bank) == "bundled" else bank
-    if not root.is_dir():
-        raise InputError(
-            "not a task bank folder",
-            source=bank,
-            hint="give a bank folder, or `bundled` for the bank that ships with vcost",
-        )
-    tasks = load_bank(root)
+    tasks = load_bank(bank_root(bank))
     todo = read_answers(answers)
     sandbox = Sandbox("auto", allow_unsafe=unsafe_no_isolation)
     with Progress(transient=True, disable=as_json) as bar:
