@@ -63,6 +63,11 @@ class SyntheticModel:
     delay_s: float = 0.0
     _seen: Counter[str] = field(default_factory=Counter, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _specs: list[tuple[str, Task]] = field(default_factory=list, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        # each task's text read once: a task's spec_text reads its file on every access
+        self._specs = [(task.spec_text.strip(), task) for task in self.tasks]
 
     def know(self, answers: Iterable[tuple[str, str]]) -> None:
         """Tell the checker side the ground truth of shown answers: (shown, ground_truth)."""
@@ -89,8 +94,8 @@ class SyntheticModel:
     # -- answering ------------------------------------------------------------------------
 
     def _task(self, text: str) -> Task | None:
-        for task in self.tasks:
-            if task.spec_text.strip() in text:
+        for spec, task in self._specs:
+            if spec in text:
                 return task
         return None
 
