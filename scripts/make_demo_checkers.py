@@ -1,19 +1,20 @@
 """Record the AI-checker example that `vcost demo` replays (src/vcost/examples/ai-checkers/).
 
 Four synthetic models (vcost.rehearsal.SyntheticModel), each behind its own local server
-speaking the OpenAI or Anthropic wire format, answer four bundled tasks twice each; the
+speaking the OpenAI or Anthropic wire format, answer twelve bundled study tasks twice each; the
 answers are graded in the sandbox, selected (core design, seed 7), and judged three times by two
 checkers, in the standard configuration and paraphrased. Every call goes through a cassette.
 Writes models.toml, selection.json and cassette.jsonl. Nothing here is a real model: the
 folder's README says so. Rerun after changing a prompt, the bank's task texts or the planting
 operators:
 
-    python scripts/make_demo_checkers.py
+    python scripts/make_demo_checkers.py [FOLDER]   # FOLDER defaults to the example's
 """
 
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 from pathlib import Path
 
@@ -32,7 +33,13 @@ from vcost.sandbox import Sandbox
 from vcost.tasks import BUNDLED_BANK, load_bank
 
 FOLDER = Path(__file__).resolve().parent.parent / "src" / "vcost" / "examples" / "ai-checkers"
-TASKS = ("e-electricity-bill", "m-overtime-pay", "bottle-deposit-refund", "d-library-late-dvds")
+# 12 study tasks, 4 per difficulty label (code and data): enough for a 4-person core panel in
+# `vcost demo` to do and check them in matched pairs.
+TASKS = (
+    "e-electricity-bill", "bottle-deposit-refund", "d-library-late-dvds", "e-gym-peak-hour",
+    "m-overtime-pay", "m-parcel-price", "d-call-centre-handle-time", "m-home-battery",
+    "h-course-grade", "h-parking-charges", "d-weather-growing-degree-days", "h-loyalty-tiers",
+)  # fmt: skip
 SEED = 7
 N, K = 2, 3
 PLACEHOLDER = {"openai": "http://127.0.0.1:9/v1", "anthropic": "http://127.0.0.1:9"}
@@ -69,7 +76,7 @@ def _toml(configs: list[ModelConfig]) -> str:
     return "\n".join(lines)
 
 
-def main() -> None:
+def main(folder: Path = FOLDER) -> None:
     os.environ[KEY_ENV] = API_KEY
     bank = {t.id: t for t in load_bank(BUNDLED_BANK)}
     tasks = [bank[i] for i in TASKS]
@@ -96,8 +103,8 @@ def main() -> None:
         )
     answerers = {n: c for n, (role, c) in configs.items() if role == "answerer"}
     checkers = {n: c for n, (role, c) in configs.items() if role == "checker"}
-    FOLDER.mkdir(parents=True, exist_ok=True)
-    cassette_path = FOLDER / "cassette.jsonl"
+    folder.mkdir(parents=True, exist_ok=True)
+    cassette_path = folder / "cassette.jsonl"
     cassette_path.unlink(missing_ok=True)
     client = CassetteClient(RoutingClient(), Cassette(cassette_path, mode="record"))
     sandbox = Sandbox("auto")
@@ -128,11 +135,11 @@ def main() -> None:
     finally:
         for server in servers:
             server.stop()
-    write_selection(selection, FOLDER / "selection.json")
-    (FOLDER / "models.toml").write_text(_toml([c for _, c in configs.values()]), encoding="utf-8")
-    print(f"wrote {FOLDER}: {len(selection.answers)} selected answers, cassette of "
+    write_selection(selection, folder / "selection.json")
+    (folder / "models.toml").write_text(_toml([c for _, c in configs.values()]), encoding="utf-8")
+    print(f"wrote {folder}: {len(selection.answers)} selected answers, cassette of "
           f"{len(Cassette(cassette_path, mode='replay'))} calls")  # fmt: skip
 
 
 if __name__ == "__main__":
-    main()
+    main(Path(sys.argv[1]) if len(sys.argv) > 1 else FOLDER)

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 
+import pandas as pd
+import pytest
+
 from vcost.simulate import ASSUMPTIONS, PanelStudy, simulate_panel, synthetic_trace
 from vcost.trace_io import validate_trace
 
@@ -35,3 +38,48 @@ def test_every_default_names_its_source() -> None:
         assert key in names
         assert key in ASSUMPTIONS
     assert "Kaufman" in ASSUMPTIONS["accept_wrong"]
+
+
+def _real_inputs() -> tuple[pd.DataFrame, pd.DataFrame]:
+    tasks = pd.DataFrame(
+        {"task_id": ["a", "b", "c", "d", "e", "f", "g"],
+         "difficulty": ["easy", "easy", "medium", "medium", "hard", "hard", "hard"]}
+    )  # fmt: skip
+    rows = []
+    for t in tasks["task_id"]:
+        rows.append({"answer_id": f"{t}-ok", "task_id": t, "model_id": "m1",
+                     "ground_truth": "correct"})  # fmt: skip
+        for j, level in enumerate(("subtle", "intermediate")):
+            rows.append({"answer_id": f"{t}-bad{j}", "task_id": t, "model_id": "m2",
+                         "ground_truth": "incorrect", "error_level": level})  # fmt: skip
+    return tasks, pd.DataFrame(rows)
+
+
+def test_panel_on_given_tasks_and_answers_simulates_only_the_people() -> None:
+    tasks, answers = _real_inputs()
+    sim = simulate_panel(PanelStudy(people=8, seed=2, events=False), tasks=tasks, answers=answers)
+    # the odd hard task has no partner and is left out; pairs stay within a difficulty label
+    assert list(sim.tasks["task_id"]) == ["a", "b", "c", "d", "e", "f"]
+    assert sim.tasks.groupby("pair_id")["difficulty"].nunique().eq(1).all()
+    ep = sim.trace.episodes
+    checks = (
+        ep[ep["block"] == "check"].drop(columns="task_id").merge(sim.trace.answers, on="answer_id")
+    )
+    assert set(checks["answer_id"]) <= set(answers["answer_id"])
+    validate_trace(sim.trace)
+    assert set(ep.loc[ep["block"] == "do", "task_id"]) <= set("abcdef")
+    # the matched design: nobody checks an answer to a task they did
+    done = set(zip(ep.loc[ep["block"] == "do", "verifier_id"],
+                   ep.loc[ep["block"] == "do", "task_id"], strict=True))  # fmt: skip
+    assert not done & set(zip(checks["verifier_id"], checks["task_id"], strict=True))
+    # both wrong answers of a task are used in turn, and both ground truths are checked
+    assert set(checks["ground_truth"]) == {"correct", "incorrect"}
+    assert checks.loc[checks["ground_truth"] == "incorrect", "answer_id"].nunique() == 12
+
+
+def test_panel_refuses_tasks_without_both_kinds_of_answer() -> None:
+    tasks, answers = _real_inputs()
+    with pytest.raises(ValueError, match="without both a correct and an incorrect"):
+        simulate_panel(tasks=tasks, answers=answers[answers["answer_id"] != "c-ok"])
+    with pytest.raises(ValueError, match="not one of"):
+        simulate_panel(tasks=tasks.assign(difficulty="extreme"), answers=answers)

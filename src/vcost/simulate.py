@@ -291,7 +291,61 @@ def _levels(study: PanelStudy, values: Sequence[float], name: str) -> np.ndarray
     return out
 
 
-def simulate_panel(study: PanelStudy | None = None) -> PanelSimulation:
+ANSWER_COLUMNS = (
+    "answer_id", "task_id", "model_id", "ground_truth", "source", "error_level", "error_type",
+)  # fmt: skip
+
+
+def _synthetic_tasks(s: PanelStudy) -> pd.DataFrame:
+    n_tasks = 2 * len(s.difficulties) * s.pairs_per_difficulty
+    return pd.DataFrame(
+        {
+            "task_id": [f"syn-t{i:03d}" for i in range(n_tasks)],
+            "difficulty": np.repeat(np.asarray(s.difficulties, dtype=object),
+                                    2 * s.pairs_per_difficulty),
+        }
+    )  # fmt: skip
+
+
+def _synthetic_answers(task_ids: Sequence[str], s: PanelStudy) -> pd.DataFrame:
+    """Two answers per task: one correct, one wrong (half natural, half planted)."""
+    levels = sorted(s.accept_wrong)
+    error_types = ("boundary", "wrong condition", "missed edge case")
+    rows: list[tuple[object, ...]] = []
+    for t, task in enumerate(task_ids):
+        rows.append((f"{task}-c", task, "syn-model-a", "correct", None, None, None))
+        rows.append((
+            f"{task}-w", task, "syn-model-b" if t % 2 else "syn-model-a", "incorrect",
+            "natural" if t % 4 < 2 else "planted", levels[t % len(levels)],
+            error_types[(t // 2) % len(error_types)],
+        ))  # fmt: skip
+    return pd.DataFrame(rows, columns=list(ANSWER_COLUMNS))
+
+
+def _given_tasks(tasks: pd.DataFrame, s: PanelStudy) -> pd.DataFrame:
+    """Real tasks, paired within their difficulty label in the order given (an odd one out is
+    left out: it has no partner)."""
+    missing = {"task_id", "difficulty"} - set(tasks.columns)
+    if missing:
+        raise ValueError(f"tasks need the columns task_id and difficulty (missing {missing})")
+    unknown = set(tasks["difficulty"]) - set(s.difficulties)
+    if unknown:
+        raise ValueError(f"task difficulty {sorted(unknown)} is not one of {s.difficulties}")
+    kept = []
+    for label in s.difficulties:
+        ids = tasks.loc[tasks["difficulty"] == label, "task_id"].tolist()
+        kept += [(t, label) for t in ids[: len(ids) // 2 * 2]]
+    if not kept:
+        raise ValueError("no two tasks share a difficulty label: nothing can be paired")
+    return pd.DataFrame(kept, columns=["task_id", "difficulty"])
+
+
+def simulate_panel(
+    study: PanelStudy | None = None,
+    *,
+    tasks: pd.DataFrame | None = None,
+    answers: pd.DataFrame | None = None,
+) -> PanelSimulation:
     """Draw one verifier panel: do and check episodes on matched tasks (see :class:`PanelStudy`).
 
     Allocation follows the core study (seed 003): tasks are paired within a difficulty label;
@@ -299,6 +353,14 @@ def simulate_panel(study: PanelStudy | None = None) -> PanelSimulation:
     across people so each task is done by about half the panel and checked by the other half,
     with correct and wrong answers split between its checkers. Pairs are grouped into sessions
     of ``pairs_per_session`` in random order; do-first and check-first alternate across sessions.
+
+    By default tasks and answers are synthetic (``syn-`` ids). Real ones may be given instead:
+    ``tasks`` (task_id, difficulty; ``pairs_per_difficulty`` is then ignored) and ``answers``
+    (answer_id, task_id, model_id, ground_truth, and optionally source, error_level,
+    error_type), with at least one correct and one incorrect answer per task; a check takes the
+    task's answers of the drawn ground truth in turn. A wrong answer whose ``error_level`` is
+    not a key of ``accept_wrong`` (a natural error's "intermediate") is accepted at the mean of
+    the ``accept_wrong`` values. Only the people and their behaviour are simulated then.
     """
     s = study or PanelStudy()
     if s.people < 1 or s.pairs_per_difficulty < 1:
@@ -307,47 +369,26 @@ def simulate_panel(study: PanelStudy | None = None) -> PanelSimulation:
     do_median = _levels(s, s.do_median, "do_median")
     ratio = _levels(s, s.check_ratio, "check_ratio")
     do_correct = _levels(s, s.do_correct, "do_correct")
-    n_diff = len(s.difficulties)
-    n_pairs = n_diff * s.pairs_per_difficulty
-    n_tasks = 2 * n_pairs
-    task_diff = np.repeat(np.arange(n_diff), 2 * s.pairs_per_difficulty)
-    task_ids = np.array([f"syn-t{i:03d}" for i in range(n_tasks)], dtype=object)
+    tasks = _synthetic_tasks(s) if tasks is None else _given_tasks(tasks, s)
+    task_ids = tasks["task_id"].to_numpy(dtype=object)
+    label_index = {label: i for i, label in enumerate(s.difficulties)}
+    task_diff = tasks["difficulty"].map(label_index).to_numpy(dtype=int)
+    n_tasks = len(tasks)
+    n_pairs = n_tasks // 2
     pair_of_task = np.arange(n_tasks) // 2
     task_effect = rng.normal(0.0, s.task_sd, n_tasks)
-    tasks = pd.DataFrame(
-        {
-            "task_id": task_ids,
-            "difficulty": np.asarray(s.difficulties, dtype=object)[task_diff],
-            "pair_id": [f"syn-p{i:03d}" for i in pair_of_task],
-        }
-    )
+    tasks = tasks.assign(pair_id=[f"syn-p{i:03d}" for i in pair_of_task])
 
-    # two answers per task: one correct, one wrong (half natural, half planted)
-    levels = sorted(s.accept_wrong)
-    error_types = ("boundary", "wrong condition", "missed edge case")
-    rows: list[tuple[object, ...]] = []
-    for t in range(n_tasks):
-        rows.append((f"{task_ids[t]}-c", task_ids[t], "syn-model-a", "correct", None, None, None))
-        rows.append(
-            (
-                f"{task_ids[t]}-w",
-                task_ids[t],
-                "syn-model-b" if t % 2 else "syn-model-a",
-                "incorrect",
-                "natural" if t % 4 < 2 else "planted",
-                levels[t % len(levels)],
-                error_types[(t // 2) % len(error_types)],
-            )
-        )
-    answers = pd.DataFrame(
-        rows,
-        columns=[
-            "answer_id", "task_id", "model_id", "ground_truth", "source", "error_level",
-            "error_type",
-        ],
+    answers = _synthetic_answers(list(task_ids), s) if answers is None else _given_answers(
+        answers, list(task_ids)
     )  # fmt: skip
     answers["role"] = Role.MODEL.value
-    answer_rows = answers[["answer_id", "error_level"]].to_dict("records")
+    pool = {
+        (task, truth == GroundTruth.INCORRECT.value): group.to_dict("records")
+        for (task, truth), group in answers.groupby(["task_id", "ground_truth"], sort=False)
+    }
+    taken: dict[tuple[str, bool], int] = {}
+    mean_accept = float(np.mean(list(s.accept_wrong.values())))
 
     people = np.array([f"syn-v{i:03d}" for i in range(s.people)], dtype=object)
     speed = rng.normal(0.0, s.speed_sd, s.people)
@@ -407,11 +448,14 @@ def simulate_panel(study: PanelStudy | None = None) -> PanelSimulation:
                     )
                 else:
                     wrong = (p // 2 + pair + t) % 2 == 1 if s.people > 1 else rng.random() < 0.5
-                    answer = answer_rows[2 * t + (1 if wrong else 0)]
+                    key = (str(task_ids[t]), bool(wrong))
+                    choices = pool[key]
+                    answer = choices[taken.get(key, 0) % len(choices)]
+                    taken[key] = taken.get(key, 0) + 1
                     guess = rng.random() < s.guess_rate
                     unverifiable = not guess and rng.random() < s.unverifiable
                     if wrong:
-                        p_acc = s.accept_wrong[str(answer["error_level"])]
+                        p_acc = s.accept_wrong.get(str(answer["error_level"]), mean_accept)
                         accept = rng.random() < float(expit(np.log(p_acc / (1 - p_acc)) - skill[p]))
                     else:
                         accept = rng.random() >= float(
@@ -477,6 +521,24 @@ def simulate_panel(study: PanelStudy | None = None) -> PanelSimulation:
     )
     true_ratio = {str(name): float(ratio[i]) for i, name in enumerate(s.difficulties)}
     return PanelSimulation(trace, tasks, s, true_ratio, person_ratio)
+
+
+def _given_answers(answers: pd.DataFrame, task_ids: Sequence[str]) -> pd.DataFrame:
+    """Real answers for the panel's tasks: every task needs a correct and an incorrect one."""
+    missing = {"answer_id", "task_id", "model_id", "ground_truth"} - set(answers.columns)
+    if missing:
+        raise ValueError(f"answers need the columns {sorted(missing)}")
+    out = answers[answers["task_id"].isin(set(task_ids))].copy()
+    for column in ANSWER_COLUMNS:
+        if column not in out.columns:
+            out[column] = None
+    have = set(zip(out["task_id"], out["ground_truth"], strict=True))
+    short = [t for t in task_ids
+             if (t, GroundTruth.CORRECT.value) not in have
+             or (t, GroundTruth.INCORRECT.value) not in have]  # fmt: skip
+    if short:
+        raise ValueError(f"tasks without both a correct and an incorrect answer: {short}")
+    return out[list(ANSWER_COLUMNS)].reset_index(drop=True)
 
 
 def simulate_check_failures(

@@ -18,12 +18,13 @@ def test_the_bundled_cassette_replays_the_whole_example(tmp_path: Path) -> None:
     output = io.StringIO()
     _checkers(Console(file=output, width=160), tmp_path)
     answers = AnswerLog(tmp_path / "ai-checkers" / "answers.jsonl").answers()
-    assert len(answers) == 16
+    assert len(answers) == 48  # 12 tasks x 2 models x 2 answers
     assert {a["model"] for a in answers} == {"demo-strong", "demo-weak"}
     trace = read_trace(tmp_path / "ai-checkers" / "trace", confidence_levels=None)
-    # 8 answers x 3 repeats by demo-checker-1; demo-checker-2 (family alpha) skips demo-strong's
+    # 24 answers x 3 repeats by demo-checker-1; demo-checker-2 (family alpha) skips the 7 of
+    # demo-strong (family alpha)
     assert trace.episodes.groupby("verifier_id").size().to_dict() == {
-        "demo-checker-1": 24,
-        "demo-checker-2": 12,
+        "demo-checker-1": 24 * 3,
+        "demo-checker-2": 17 * 3,
     }
     assert "flip rate" in output.getvalue()

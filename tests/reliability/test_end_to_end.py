@@ -97,9 +97,9 @@ def test_card_for_the_synthetic_judge_replayed_from_the_cassette(
             log=JudgmentLog(tmp_path / "judgments.jsonl"), synthetic=True,
         )  # fmt: skip
         run = run_verifier(verifier, gold.items)
-    assert len(run.verdicts) == 8
+    assert len(run.verdicts) == 24
     estimate = error_rates(gold, adjudication, run, reps=300)
-    assert estimate.abstention.labelled == 8
+    assert estimate.abstention.labelled == 24
     card = build_card(
         gold=gold, adjudication=adjudication, run=run, estimate=estimate,
         policy=load_policy(policy_path),

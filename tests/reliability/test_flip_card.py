@@ -43,10 +43,10 @@ def test_paraphrase_flip_rates_of_the_bundled_judge_go_on_its_card(
     assert len(flips) == 1
     flip = flips[0]
     assert (flip.perturbation, flip.checker) == ("paraphrase", "demo-checker-1")
-    assert flip.pairs == 8 * 3  # every answer (checker family gamma judges them all), 3 repeats
+    assert flip.pairs == 24 * 3  # every answer (checker family gamma judges them all), 3 repeats
     assert 0 <= flip.flips <= flip.pairs
     assert flip.interval.lower <= flip.rate <= flip.interval.upper
-    assert flip.baseline_pairs == 8 * 2  # repeat r against r + 1: the noise floor
+    assert flip.baseline_pairs == 24 * 2  # repeat r against r + 1: the noise floor
     adjudication = adjudicate(gold, agreeing_labels(gold))
     card = build_card(
         gold=gold, adjudication=adjudication, run=run,
@@ -56,6 +56,6 @@ def test_paraphrase_flip_rates_of_the_bundled_judge_go_on_its_card(
     (row,) = card.flip_rates
     assert row["perturbation"] == "paraphrase"
     assert row["flips"] == flip.flips
-    assert row["pairs"] == 24
+    assert row["pairs"] == 72
     assert row["baseline_rate"] == flip.baseline_rate
-    assert f"| paraphrase | demo-checker-1 | {flip.flips}/24 |" in render_markdown(card)
+    assert f"| paraphrase | demo-checker-1 | {flip.flips}/72 |" in render_markdown(card)
