@@ -28,6 +28,7 @@ from vcost.cli.label_cmd import label_group
 from vcost.cli.models_cmd import models
 from vcost.cli.plan_cmd import plan
 from vcost.cli.plant_cmd import plant
+from vcost.cli.release_cmd import release
 from vcost.cli.report_cmd import report
 from vcost.cli.serve_cmd import serve
 from vcost.cli.spec_cmd import spec
@@ -79,6 +80,7 @@ cli.add_command(drift)
 cli.add_command(exploit)
 cli.add_command(plan)
 cli.add_command(label_group)
+cli.add_command(release)
 
 
 def main() -> None:
