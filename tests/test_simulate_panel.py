@@ -83,3 +83,15 @@ def test_panel_refuses_tasks_without_both_kinds_of_answer() -> None:
         simulate_panel(tasks=tasks, answers=answers[answers["answer_id"] != "c-ok"])
     with pytest.raises(ValueError, match="not one of"):
         simulate_panel(tasks=tasks.assign(difficulty="extreme"), answers=answers)
+
+
+def test_every_person_checks_correct_and_wrong_answers() -> None:
+    """Seed 003's core design: each person checks both kinds (a former allocation gave half
+    the panel only wrong answers and the other half only correct ones)."""
+    for people in (4, 8):
+        sim = simulate_panel(PanelStudy(people=people, seed=5, events=False))
+        ep = sim.trace.episodes
+        checks = ep[ep["block"] == "check"].merge(sim.trace.answers, on="answer_id")
+        mix = checks.groupby("verifier_id")["ground_truth"].value_counts().unstack(fill_value=0)
+        assert (mix["correct"] > 0).all()
+        assert (mix["incorrect"] > 0).all()

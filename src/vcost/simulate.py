@@ -447,7 +447,9 @@ def simulate_panel(
                         passed=bool(finished and rng.random() < p_ok),
                     )
                 else:
-                    wrong = (p // 2 + pair + t) % 2 == 1 if s.people > 1 else rng.random() < 0.5
+                    # a task's checkers (people of one parity) alternate correct and wrong, and
+                    # so does each person across pairs
+                    wrong = (p // 2 + pair) % 2 == 1 if s.people > 1 else rng.random() < 0.5
                     key = (str(task_ids[t]), bool(wrong))
                     choices = pool[key]
                     answer = choices[taken.get(key, 0) % len(choices)]
