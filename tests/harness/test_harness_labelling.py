@@ -1,7 +1,7 @@
-"""The blind labelling page against a real server (SQLite): two labellers label a gold set over
-HTTP, an adjudicator resolves one dispute, and vcost.reliability's adjudication of the stored
-labels gives the expected statuses and kappa; what each role can and cannot see or reach; CSRF,
-bad values and size limits refused."""
+"""The blind labelling page against a real server (SQLite and PostgreSQL): two labellers label a
+gold set over HTTP, an adjudicator resolves one dispute, and vcost.reliability's adjudication of
+the stored labels gives the expected statuses and kappa; what each role can and cannot see or
+reach; CSRF, bad values and size limits refused."""
 
 from __future__ import annotations
 
@@ -89,10 +89,11 @@ def _never_shown(page: str, gold: GoldSet) -> None:
 
 
 def test_labelling_adjudication_and_access(
-    demo_study: Path, start_server: Any, tmp_path: Path
+    demo_study: Path, store_url: str, start_server: Any, tmp_path: Path
 ) -> None:
+    """The whole flow over HTTP, on SQLite and on PostgreSQL (the store_url fixture)."""
     study = copy_study(demo_study, tmp_path / "study", settings=SETTINGS)
-    url = f"sqlite:///{study / 'vcost.db'}"
+    url = store_url
     participant = invite(study, url)
     gold = _gold(study)
     gold_path = write_gold(gold, tmp_path / "gold.jsonl")

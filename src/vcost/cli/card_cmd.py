@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Literal
 
 import click
 
@@ -15,12 +16,17 @@ from vcost.reliability import (
     build_card,
     check_drift,
     error_rates,
+    escalation_guarantee,
+    family_bias,
     freeze_anchor,
     load_policy,
+    ppi_pass_rate,
     read_anchor,
+    read_escalations,
     read_export_log,
     read_gold,
     read_labels,
+    read_verdicts,
     write_card,
 )
 from vcost.reliability._verifiers import VerifierRun
@@ -28,6 +34,21 @@ from vcost.reliability._verifiers import VerifierRun
 __all__ = ["card", "drift"]
 
 _FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
+
+
+def _lam(text: str) -> float | Literal["tune"]:
+    if text.strip().lower() == "tune":
+        return "tune"
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0.0 <= value <= 1.0:
+        raise InputError(
+            f"--ppi-lambda must be `tune` or a number in [0, 1], not {text!r}",
+            field="--ppi-lambda",
+        )
+    return value
 
 
 def _audit(path: Path | None) -> dict[str, object] | None:
@@ -55,6 +76,22 @@ def _audit(path: Path | None) -> dict[str, object] | None:
               help="The gold set's export log (JSONL).")  # fmt: skip
 @click.option("--adjudication-log", type=click.Path(path_type=Path),
               help="Append adjudication decisions to this JSONL file.")  # fmt: skip
+@click.option("--ppi-verdicts", "ppi_path", type=_FILE,
+              help="The verifier's verdicts on outputs without gold labels (JSONL): the card "
+              "shows their pass rate by prediction-powered inference.")  # fmt: skip
+@click.option("--ppi-abstain", type=click.FloatRange(0.0, 1.0), default=0.0, show_default=True,
+              help="What an abstention counts as in the pass rate (0: not a pass).")  # fmt: skip
+@click.option("--ppi-lambda", default="1", show_default=True,
+              help="1: classical PPI; `tune`: PPI++; or a number in [0, 1].")  # fmt: skip
+@click.option("--claimed-agreement", type=float,
+              help="A selective judge's claimed agreement with humans on the items it does not "
+              "escalate (e.g. 0.95): the card says whether the gold set supports it.")  # fmt: skip
+@click.option("--escalation", "escalation_path", type=_FILE,
+              help="Items the judge escalated (JSONL or CSV: item_id, escalated); default: "
+              "its abstentions. Needs --claimed-agreement.")  # fmt: skip
+@click.option("--family-run", "family_paths", multiple=True, type=_FILE,
+              help="More runs (other judges) pooled with --run for the same-family vs "
+              "cross-family comparison (repeatable).")  # fmt: skip
 def card(
     gold_path: Path,
     label_paths: tuple[Path, ...],
@@ -65,8 +102,25 @@ def card(
     audit_path: Path | None,
     export_path: Path | None,
     adjudication_log: Path | None,
+    ppi_path: Path | None,
+    ppi_abstain: float,
+    ppi_lambda: str,
+    claimed_agreement: float | None,
+    escalation_path: Path | None,
+    family_paths: tuple[Path, ...],
 ) -> None:
-    """Write a grader card (card.json, card.md, card.html) for a verifier run on a gold set."""
+    """Write a grader card (card.json, card.md, card.html) for a verifier run on a gold set.
+
+    With --ppi-verdicts the card adds the downstream pass rate by prediction-powered
+    inference; with --claimed-agreement, the escalation-guarantee check; when the run's
+    verdicts carry model families (a judge run), the same-family vs cross-family comparison."""
+    if escalation_path is not None and claimed_agreement is None:
+        raise InputError(
+            "--escalation needs the claimed agreement to check",
+            field="--claimed-agreement",
+            hint="add --claimed-agreement 0.95 (the judge's claim)",
+        )
+    lam = _lam(ppi_lambda)
     policy = load_policy(policy_path)
     gold = read_gold(gold_path, task_class=policy.task_class)
     adjudication = adjudicate(
@@ -76,6 +130,40 @@ def card(
     estimate = error_rates(
         gold, adjudication, run, alpha=policy.alpha, target_bound=policy.target_bound
     )
+    downstream = None
+    if ppi_path is not None:
+        production = read_verdicts(
+            ppi_path, identity=run.identity, exclude={i.item_id for i in gold.items}
+        )
+        downstream = ppi_pass_rate(
+            adjudication, run, production, abstain=ppi_abstain, alpha=policy.alpha, lam=lam
+        )
+    escalation = None
+    if claimed_agreement is not None:
+        escalated = read_escalations(escalation_path, run=run) if escalation_path else None
+        try:
+            escalation = escalation_guarantee(
+                adjudication, run, claimed=claimed_agreement, escalated=escalated,
+                alpha=policy.alpha,
+            )  # fmt: skip
+        except InputError as error:
+            raise InputError(
+                error.message,
+                source=escalation_path,
+                field="--claimed-agreement" if error.field == "claimed" else "escalated",
+                hint=error.hint,
+            ) from None
+    runs = [run, *(VerifierRun.read(p) for p in family_paths)]
+    bias = None
+    if any(v.family_relation for r in runs for v in r.verdicts):
+        bias = family_bias(gold, adjudication, runs, alpha=policy.alpha)
+    elif family_paths:
+        raise InputError(
+            "no verdict in --run or --family-run carries model families",
+            source=family_paths[0],
+            field="judge_family",
+            hint="tag each verdict with judge_family and answer_family (JudgeVerifier does)",
+        )
     result = build_card(
         gold=gold,
         adjudication=adjudication,
@@ -85,11 +173,32 @@ def card(
         exploit_audit=_audit(audit_path),
         anchor=read_anchor(anchor_path) if anchor_path else None,
         export_log=read_export_log(export_path) if export_path else (),
+        downstream=downstream,
+        escalation=escalation,
+        family_bias=bias,
     )
     paths = write_card(result, out)
     for tier in result.eligibility:
         mark = "granted" if tier.granted else "not granted: " + "; ".join(tier.reasons)
         click.echo(f"{tier.tier}: {mark}")
+    if downstream is not None:
+        ppi = downstream.ppi
+        low, high = ppi.clipped()
+        click.echo(
+            f"downstream pass rate ({ppi.method}): {ppi.estimate:.1%} [{low:.1%}, {high:.1%}] "
+            f"from {downstream.unlabelled} verdicts and {downstream.labelled} gold labels "
+            f"(raw verifier rate {ppi.naive:.1%})"
+        )
+    if escalation is not None:
+        click.echo(
+            f"escalation guarantee (claimed {escalation.claimed:g}): {escalation.status}: "
+            + "; ".join(escalation.reasons)
+        )
+    if bias is not None:
+        shown = "favours its own family" if bias.self_preference else "no self-preference shown"
+        click.echo(f"same-family vs cross-family: {shown}")
+        for line in bias.reasons():
+            click.echo(f"  {line}")
     aside = adjudication.set_aside()
     if aside:
         click.echo(f"{len(aside)} item(s) set aside (no usable gold label); see the card")

@@ -5,6 +5,7 @@
     vcost label invite gold.jsonl --labeller ann --study study/           # a primary labeller
     vcost label invite gold.jsonl --labeller cy --study study/ --adjudicator
     vcost label export gold.jsonl --study study/ --out labels.jsonl       # for vcost card
+    vcost label status --study study/                                      # progress (counts)
 
 The link is printed once (the store keeps only its hash); a new invite for the same labeller
 and gold set replaces the old link. ``vcost serve STUDY_DIR`` serves the page at /label.
@@ -90,3 +91,26 @@ def export(gold_path: Path, study_dir: Path, url: str | None, out: Path) -> None
         path = export_labels(store, gold, out)
         count = len(labels_from_store(store, gold))
     click.echo(f"{count} label rows for {gold.name} -> {path}")
+
+
+@label_group.command("status")
+@_study
+@_db
+def status(study_dir: Path, url: str | None) -> None:
+    """Labelling progress of every gold set: counts only (as on the admin page)."""
+    from vcost.harness._labelling import labelling_progress
+    from vcost.harness._serve import default_url
+    from vcost.store import Store
+
+    with Store.open(url or default_url(study_dir)) as store:
+        progress = labelling_progress(store)
+    if not progress:
+        click.echo("no gold set is being labelled here")
+    for g in progress:
+        click.echo(
+            f"{g.gold_set} ({g.task_class}): {g.items} items, {g.double_labelled} labelled "
+            f"twice; disputes {g.disputed_items}: {g.disputes_open} open, {g.adjudicated} "
+            f"adjudicated, {g.still_disputed} still disputed"
+        )
+        for who in g.labellers:
+            click.echo(f"  {who.labeller} ({who.role}): {who.done} / {who.assigned}")

@@ -19,6 +19,9 @@ Rules (docs/harness.md, "The researcher side"):
   accuracy, or whether a submission passed. The allocation report (the design, not results)
   is shown. Exports hold the raw tables; while collection runs, the admin page asks the
   researcher to confirm before it hands them out.
+- **Labelling progress** (the blind labelling page, docs/reliability.md): per gold set and
+  labeller, items labelled of items assigned; disputes open, adjudicated and still disputed.
+  Counts only: never a label's value, a note, or an item's id.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 
 from vcost.allocation import allocation_report, report_markdown
 from vcost.harness._export import collecting, export_study
+from vcost.harness._labelling import LabellingProgress, labelling_progress
 from vcost.harness._state import FINAL_STAGES, Harness, utc
 from vcost.store import _schema as s
 
@@ -120,6 +124,7 @@ class StudyStatus:
     guess_seconds: float
     guess_confidence: float
     participants: tuple[ParticipantProgress, ...] = field(default=())
+    labelling: tuple[LabellingProgress, ...] = field(default=())
 
     def to_dict(self) -> dict[str, Any]:
         body = asdict(self)
@@ -238,6 +243,7 @@ def study_status(harness: Harness) -> StudyStatus:
         guess_seconds=guess_seconds,
         guess_confidence=guess_confidence,
         participants=tuple(progress),
+        labelling=labelling_progress(harness.store),
     )
 
 

@@ -40,6 +40,7 @@ import re
 import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -60,9 +61,12 @@ from vcost.store import _schema as s
 
 __all__ = [
     "LABEL_COOKIE",
+    "LabellerProgress",
+    "LabellingProgress",
     "export_labels",
     "gold_id",
     "invite_labeller",
+    "labelling_progress",
     "labelling_routes",
     "labels_from_store",
     "stored_gold",
@@ -219,6 +223,103 @@ def export_labels(store: Store, gold: GoldSet | str, path: str | Path) -> Path:
     ]
     p.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
     return p
+
+
+# --------------------------------------------------------------------------------------------
+# Progress (for the admin page: counts only, never a label's value or an item's id)
+
+
+@dataclass(frozen=True)
+class LabellerProgress:
+    """How far one labeller is: items labelled of the items given to them."""
+
+    labeller: str
+    role: str
+    done: int
+    assigned: int
+
+
+@dataclass(frozen=True)
+class LabellingProgress:
+    """One gold set's labelling: per labeller done / assigned, and the disputes.
+
+    ``disputed_items`` are the items whose primary labels disagree (or say ``unsure``) at some
+    level: the adjudicator's queue. Of those, ``disputes_open`` still wait for a decision at
+    some level, ``adjudicated`` were resolved, ``still_disputed`` were seen but not resolved
+    (set aside, as :func:`vcost.reliability.adjudicate` reports them)."""
+
+    gold_set: str
+    task_class: str
+    items: int
+    double_labelled: int
+    disputed_items: int
+    disputes_open: int
+    adjudicated: int
+    still_disputed: int
+    labellers: tuple[LabellerProgress, ...] = ()
+
+
+def _progress(
+    gold: GoldSet, logins: list[dict[str, Any]], records: list[dict[str, Any]]
+) -> LabellingProgress:
+    rows = [_as_row(r) for r in records]
+    primary = [r for r in rows if r.role == "primary"]
+    contested: set[str] = set()
+    status: dict[str, set[str]] = {}
+    for level in LEVELS:
+        contested |= {
+            i.item_id for i in adjudicate(gold, primary, level=level).items if i.status == "pending"
+        }
+        for i in adjudicate(gold, rows, level=level).items:
+            status.setdefault(i.item_id, set()).add(i.status)
+    open_ = sum(1 for i in contested if "pending" in status[i])
+    aside = sum(1 for i in contested if "pending" not in status[i] and "disputed" in status[i])
+    ids = {i.item_id for i in gold.items}
+    labelled: dict[str, set[str]] = {}
+    for r in records:
+        if r["item_id"] in ids:
+            labelled.setdefault(r["labeller"], set()).add(r["item_id"])
+    names = {(x["labeller"], x["role"]) for x in logins}
+    names |= {(r["labeller"], r["role"]) for r in records}
+    people = []
+    for name, role in sorted(names, key=lambda x: (x[1] != "primary", x[0])):
+        mine = labelled.get(name, set())
+        queue = ids if role == "primary" else contested
+        people.append(LabellerProgress(name, role, len(mine & queue), len(queue)))
+    per_item: dict[str, int] = {}
+    for row in primary:
+        per_item[row.item_id] = per_item.get(row.item_id, 0) + 1
+    return LabellingProgress(
+        gold_set=gold.name,
+        task_class=gold.task_class,
+        items=len(gold.items),
+        double_labelled=sum(1 for i in ids if per_item.get(i, 0) >= 2),
+        disputed_items=len(contested),
+        disputes_open=open_,
+        adjudicated=len(contested) - open_ - aside,
+        still_disputed=aside,
+        labellers=tuple(people),
+    )
+
+
+def labelling_progress(store: Store) -> tuple[LabellingProgress, ...]:
+    """The labelling progress of every gold set stored for labelling (counts only)."""
+    with store.engine.connect() as conn, conn.begin():
+        golds = _with_prefix(conn, "labelling:gold:")
+        logins = [json.loads(v) for _, v in _with_prefix(conn, "labeller:")]
+        records = {
+            key.removeprefix("labelling:gold:"): _label_rows(
+                conn, key.removeprefix("labelling:gold:")
+            )
+            for key, _ in golds
+        }
+    out = []
+    for key, text in golds:
+        gid = key.removeprefix("labelling:gold:")
+        gold = _gold_from_json(text)
+        mine = [x for x in logins if x.get("gold") == gid]
+        out.append(_progress(gold, mine, records[gid]))
+    return tuple(sorted(out, key=lambda g: g.gold_set))
 
 
 # --------------------------------------------------------------------------------------------

@@ -10,6 +10,7 @@
                       policy=load_policy("card-policy.toml"))
     write_card(card, "out/card")                                         # JSON, Markdown, HTML
     audit = exploit_audit(verifier, gold, ScriptedAttacker(), budget=100)  # -> build_card(...)
+    audit = exploit_audit(verifier, gold, ModelAttacker(config, client=client), budget=30)
 
 Why a package of its own (not ``vcost.analysis``): gold sets, labels, verifier runs and anchors
 are stages with their own files and commands (``vcost card``, ``vcost drift``), not a read-only
@@ -19,6 +20,7 @@ docs/reliability.md.
 
 from __future__ import annotations
 
+from vcost.reliability._attacker import ModelAttacker
 from vcost.reliability._card import (
     TIERS,
     CardPolicy,
@@ -36,18 +38,27 @@ from vcost.reliability._downstream import (
     PassRate,
     escalation_guarantee,
     ppi_pass_rate,
+    read_escalations,
 )
 from vcost.reliability._drift import AnchorSet, DriftCheck, check_drift, freeze_anchor, read_anchor
 from vcost.reliability._exploit import (
     JUDGE_STRATEGIES,
     TEST_SUITE_STRATEGIES,
+    AdaptiveAttacker,
     Attacker,
     Candidate,
     ExploitAttempt,
     ExploitAudit,
+    Feedback,
     ScriptedAttacker,
     exploit_audit,
     worked_examples,
+)
+from vcost.reliability._families import (
+    FamilyBias,
+    FamilyComparison,
+    family_bias,
+    newcombe_difference,
 )
 from vcost.reliability._gold import (
     CANARY_PREFIX,
@@ -90,6 +101,7 @@ from vcost.reliability._verifiers import (
     Verifier,
     VerifierIdentity,
     VerifierRun,
+    read_verdicts,
     run_verifier,
 )
 
@@ -101,6 +113,7 @@ __all__ = [
     "TEST_SUITE_STRATEGIES",
     "TIERS",
     "Abstention",
+    "AdaptiveAttacker",
     "Adjudication",
     "AnchorSet",
     "Attacker",
@@ -111,6 +124,9 @@ __all__ = [
     "EscalationCheck",
     "ExploitAttempt",
     "ExploitAudit",
+    "FamilyBias",
+    "FamilyComparison",
+    "Feedback",
     "GoldItem",
     "GoldSet",
     "GraderCard",
@@ -119,6 +135,7 @@ __all__ = [
     "JudgeVerifier",
     "LabelLevel",
     "LabelRow",
+    "ModelAttacker",
     "PassRate",
     "RateEstimate",
     "ReliabilityEstimate",
@@ -140,6 +157,7 @@ __all__ = [
     "expired",
     "exploit_audit",
     "export_gold",
+    "family_bias",
     "find_canary",
     "freeze_anchor",
     "gold_from_answers",
@@ -147,11 +165,14 @@ __all__ = [
     "gold_from_references",
     "load_policy",
     "make_canary",
+    "newcombe_difference",
     "ppi_pass_rate",
     "read_anchor",
+    "read_escalations",
     "read_export_log",
     "read_gold",
     "read_labels",
+    "read_verdicts",
     "render_html",
     "render_markdown",
     "run_verifier",

@@ -333,6 +333,7 @@ class GraderCard:
     notes: tuple[str, ...] = ()
     downstream: Mapping[str, Any] | None = None
     escalation: Mapping[str, Any] | None = None
+    family_bias: Mapping[str, Any] | None = None
 
     def granted(self) -> list[str]:
         return [d.tier for d in self.eligibility if d.granted]
@@ -359,6 +360,7 @@ class GraderCard:
             "notes": list(self.notes),
             "downstream": None if self.downstream is None else dict(self.downstream),
             "escalation": None if self.escalation is None else dict(self.escalation),
+            "family_bias": None if self.family_bias is None else dict(self.family_bias),
         }
 
     @classmethod
@@ -384,6 +386,7 @@ class GraderCard:
                 notes=tuple(data.get("notes") or ()),
                 downstream=data.get("downstream"),
                 escalation=data.get("escalation"),
+                family_bias=data.get("family_bias"),
             )
         except (KeyError, TypeError) as error:
             raise InputError(f"not a grader card ({error})", field=str(error)) from None
@@ -408,13 +411,16 @@ def build_card(
     issued_at: datetime | None = None,
     downstream: Any = None,
     escalation: Any = None,
+    family_bias: Any = None,
 ) -> GraderCard:
     """Assemble a card: identity, datasheet, labelling, every rate, flips, tiers, expiry, drift.
 
     ``downstream`` (a :class:`~vcost.reliability.PassRate`) and ``escalation`` (an
     :class:`~vcost.reliability.EscalationCheck`), or their ``to_dict()``, are shown when given;
-    a refuted escalation guarantee is also a note. Neither changes a tier: the policy declares
-    no threshold for them."""
+    a refuted escalation guarantee is also a note. ``family_bias`` (a
+    :class:`~vcost.reliability.FamilyBias` or its ``to_dict()``) is the same-family vs
+    cross-family comparison; a judge shown to favour its own family is also a note. None of
+    them changes a tier: the policy declares no threshold for them."""
     if adjudication.level != policy.label_level:
         raise InputError(
             f"labels adjudicated at level {adjudication.level!r}, the policy asks for "
@@ -459,6 +465,15 @@ def build_card(
             f"the judge's claimed agreement {escalation_dict.get('claimed')} on non-escalated "
             "items is refuted on the gold set: " + "; ".join(escalation_dict.get("reasons") or ())
         )
+    family_dict = None if family_bias is None else _flip_dict(family_bias)
+    if family_dict is not None and family_dict.get("self_preference"):
+        notes.append(
+            "self-preference: the judge favours outputs of its own model family "
+            "(same-family vs cross-family judgments): "
+            + "; ".join(
+                r for r in family_dict.get("reasons") or () if "favours-own-family" in str(r)
+            )
+        )
     decisions = decide_eligibility(
         verifier=run.identity,
         estimate=estimate_dict,
@@ -490,6 +505,7 @@ def build_card(
         notes=tuple(notes),
         downstream=None if downstream is None else _flip_dict(downstream),
         escalation=escalation_dict,
+        family_bias=family_dict,
     )
 
 

@@ -17,8 +17,12 @@
 
 from __future__ import annotations
 
+import csv
+import io
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 
 from scipy.stats import binomtest
@@ -28,7 +32,13 @@ from vcost.reliability._labels import Adjudication
 from vcost.reliability._verifiers import Verdict, VerifierRun
 from vcost.stats import PPIMean, clopper_pearson, ppi_mean
 
-__all__ = ["EscalationCheck", "PassRate", "escalation_guarantee", "ppi_pass_rate"]
+__all__ = [
+    "EscalationCheck",
+    "PassRate",
+    "escalation_guarantee",
+    "ppi_pass_rate",
+    "read_escalations",
+]
 
 
 @dataclass(frozen=True)
@@ -235,3 +245,70 @@ def escalation_guarantee(
         items_needed=needed,
         reasons=tuple(reasons),
     )
+
+
+_TRUE = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}
+
+
+def read_escalations(path: str | Path, *, run: VerifierRun | None = None) -> dict[str, bool]:
+    """Which items a selective judge escalated, from a file: JSONL (``{"item_id": ...,
+    "escalated": true}``, ``escalated`` defaulting to true) or CSV (columns ``item_id`` and
+    optionally ``escalated``: true/false, yes/no, 1/0). Errors name the file, line and field;
+    with ``run`` given, an item it has no verdict for is refused."""
+    p = Path(path)
+    if not p.is_file():
+        raise InputError("escalation file not found", source=p, hint="check the path")
+    text = p.read_text("utf-8")
+    rows: list[tuple[int, dict[str, Any]]] = []
+    if p.suffix.lower() == ".csv":
+        reader = csv.DictReader(io.StringIO(text))
+        if reader.fieldnames is None or "item_id" not in reader.fieldnames:
+            raise InputError("the CSV needs an item_id column", source=p, line=1, field="item_id")
+        for record in reader:
+            rows.append((reader.line_num, dict(record)))
+    else:
+        for number, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as error:
+                raise InputError(f"not JSON: {error.msg}", source=p, line=number) from None
+            if not isinstance(record, dict):
+                raise InputError(
+                    "a line is a JSON object with item_id (and escalated)", source=p, line=number
+                )
+            rows.append((number, record))
+    known = None if run is None else {v.item_id for v in run.verdicts}
+    out: dict[str, bool] = {}
+    for number, record in rows:
+        item = record.get("item_id")
+        if not isinstance(item, str) or not item.strip():
+            raise InputError("missing item_id", source=p, line=number, field="item_id")
+        raw = record.get("escalated", True)
+        if raw in (None, ""):
+            raw = True
+        flag = raw if isinstance(raw, bool) else _TRUE.get(str(raw).strip().lower())
+        if flag is None:
+            raise InputError(
+                f"escalated must be true or false, not {raw!r}",
+                source=p,
+                line=number,
+                field="escalated",
+            )
+        if item in out:
+            raise InputError(
+                f"item {item!r} is listed twice", source=p, line=number, field="item_id"
+            )
+        if known is not None and item not in known:
+            raise InputError(
+                f"the verifier run has no verdict for item {item!r}",
+                source=p,
+                line=number,
+                field="item_id",
+                hint="list the gold items the judge escalated, by the run's item ids",
+            )
+        out[item] = flag
+    if not out:
+        raise InputError("no items in the escalation file", source=p, hint="one item per line")
+    return out

@@ -5,7 +5,9 @@ For one verifier run against adjudicated gold labels:
 - **false-accept rate**: the share of failures (gold label ``failure``) the verifier accepted;
 - **false-reject rate**: the share of successes it rejected;
 
-each per stratum, per category and over all items, among the items it judged (abstentions are
+each per stratum, per category, per judge-family relation (``family:same`` / ``family:cross``,
+when the verdicts carry the judge's and the answer's model family) and over all items, among
+the items it judged (abstentions are
 reported as coverage, not counted as errors: "coverage and accuracy-when-judging are reported
 together"). Every rate carries three intervals: the naive Clopper-Pearson one (items treated as
 independent), the Korn-Graubard interval on the design-effect sample (items sharing a cluster:
@@ -293,6 +295,7 @@ def error_rates(
                 "label": label,
                 "verdict": verdict.verdict,
                 "confidence": verdict.confidence,
+                "family": verdict.family_relation,
             }
         )
         if verdict.verdict == "abstain":
@@ -307,8 +310,14 @@ def error_rates(
             confidence.append(verdict.confidence)
             confidence_correct.append(right)
         kind: RateKind = "false-accept" if label == "failure" else "false-reject"
-        for group in ("all", f"stratum:{item.stratum}", f"category:{item.category}"):
-            if group == "category:":
+        relation = verdict.family_relation
+        for group in (
+            "all",
+            f"stratum:{item.stratum}",
+            f"category:{item.category}",
+            f"family:{relation}",
+        ):
+            if group in ("category:", "family:"):
                 continue
             errors, clusters = groups.setdefault((kind, group), ([], []))
             errors.append(not right)

@@ -268,6 +268,7 @@ def _sections(card: GraderCard) -> list[tuple[str, list[str], list[list[str]], l
             ["Not applicable or not checked."] if not esc else list(esc["reasons"]),
         )
     )
+    out.append(_family_section(card.family_bias))
     drift = card.drift
     out.append(
         (
@@ -278,6 +279,58 @@ def _sections(card: GraderCard) -> list[tuple[str, list[str], list[list[str]], l
         )
     )
     return out
+
+
+def _family_section(
+    bias: Mapping[str, Any] | None,
+) -> tuple[str, list[str], list[list[str]], list[str]]:
+    """Same-family vs cross-family judgments: each rate, the difference and its intervals."""
+    title = "Self-preference: same-family vs cross-family judge"
+    if not bias:
+        return (title, [], [], ["Not measured (no verdicts tagged with model families)."])
+    head = [
+        "rate",
+        "group",
+        "same family",
+        "cross family",
+        "difference",
+        "Newcombe (independent)",
+        "cluster bootstrap",
+        "status",
+    ]
+    rows = []
+    for c in bias["comparisons"]:
+        same, cross = c["same"], c["cross"]
+        rows.append(
+            [
+                c["kind"],
+                c["group"],
+                f"{same['errors']}/{same['n']} = {_pct(same['rate'])} "
+                f"{_interval(same['clopper_pearson'])}",
+                f"{cross['errors']}/{cross['n']} = {_pct(cross['rate'])} "
+                f"{_interval(cross['clopper_pearson'])}",
+                "n/a" if c["difference"] is None else f"{100 * c['difference']:+.1f} pts",
+                _interval(c["newcombe"]),
+                _interval(c["cluster_bootstrap"]),
+                c["status"],
+            ]
+        )
+    judges = ", ".join(bias["judge_families"]) or "-"
+    answers = ", ".join(bias["answer_families"]) or "-"
+    abstained = bias.get("abstained") or {}
+    paragraph = (
+        f"Judge families: {judges}; answer families: {answers}; {bias['pairs']} judged "
+        f"(judge, item) pairs, abstentions same/cross {abstained.get('same', 0)}/"
+        f"{abstained.get('cross', 0)}; left out: {bias['untagged']} untagged, "
+        f"{bias['unlabelled']} without a gold label. Intervals at {_pct(bias['level'])}; a "
+        "difference counts only when both intervals exclude 0."
+    )
+    verdict = (
+        "The judge favours its own family's outputs."
+        if bias["self_preference"]
+        else "No self-preference shown."
+    )
+    return (title, head, rows, [verdict, paragraph])
 
 
 def _audit_section(
@@ -301,6 +354,29 @@ def _audit_section(
         ["allowed success rate", _pct(audit["max_success_rate"])],
         ["first success at budget", str(audit["first_success_at"] or "none")],
     ]
+    if audit.get("budget_unit"):
+        rows.insert(3, ["budget unit", str(audit["budget_unit"])])
+    if audit.get("rounds"):
+        rows.append(["rounds per gold failure (adaptive attacker)", str(audit["rounds"])])
+    usage = audit.get("attacker_usage")
+    if usage:
+        cost = usage.get("cost_usd")
+        rows.append(
+            [
+                "attacker's own spending",
+                f"{usage.get('model_calls')} model calls ({usage.get('replayed_from_cassette')} "
+                f"replayed), {usage.get('tokens')} tokens "
+                f"({usage.get('input_tokens')} in, {usage.get('output_tokens')} out)"
+                + ("" if cost is None else f", ${cost:.4f}"),
+            ]
+        )
+    if audit.get("accepted_label_unknown"):
+        rows.append(
+            [
+                "accepted, gold label unknown (to label blind)",
+                str(audit["accepted_label_unknown"]),
+            ]
+        )
     rows += [
         [f"strategy {name}", f"{row['successes']} / {row['attempts']} accepted"]
         for name, row in sorted(audit["by_strategy"].items())

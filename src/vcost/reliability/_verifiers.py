@@ -10,7 +10,8 @@ Nothing is dropped: an item a verifier cannot judge gets ``abstain`` with the re
 - :class:`JudgeVerifier`: an LLM checker from :mod:`vcost.judges`, through any
   :class:`~vcost.models.ModelClient` (a cassette replays it offline). ``correct`` is accept,
   ``incorrect`` reject, ``unverifiable`` / no verdict / an own-family answer (which the standard
-  configuration never judges) abstain.
+  configuration never judges) abstain. Its verdicts carry the judge's and the answer's model
+  family, for the same-family vs cross-family comparison (:mod:`vcost.reliability._families`).
 - Any other verifier (a program check, a team's own grader) can be brought as a file of
   verdicts: :meth:`VerifierRun.read`.
 """
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -38,11 +39,18 @@ __all__ = [
     "Verifier",
     "VerifierIdentity",
     "VerifierRun",
+    "read_verdicts",
     "run_verifier",
 ]
 
 VerifierKind = Literal["test-suite", "program", "model-judge"]
 VerdictValue = Literal["accept", "reject", "abstain"]
+FamilyConfiguration = Literal["cross", "same", "both"]
+_FAMILY_PERTURBATIONS: dict[str, tuple[str, ...]] = {
+    "cross": ("standard",),
+    "same": ("same-family",),
+    "both": ("standard", "same-family"),
+}
 
 
 @dataclass(frozen=True)
@@ -70,12 +78,34 @@ class VerifierIdentity:
 
 @dataclass(frozen=True)
 class Verdict:
-    """One verifier's verdict on one gold item; ``confidence`` in [0, 1] when it reports one."""
+    """One verifier's verdict on one gold item; ``confidence`` in [0, 1] when it reports one.
+
+    ``judge_family`` and ``answer_family`` tag a model judge's verdict with the judge's model
+    family and the family of the model that wrote the judged output (empty: not known); with
+    both set the verdict is a same-family or a cross-family judgment (:attr:`family_relation`).
+    """
 
     item_id: str
     verdict: VerdictValue
     confidence: float | None = None
     detail: str = ""
+    judge_family: str = ""
+    answer_family: str = ""
+
+    @property
+    def family_relation(self) -> Literal["same", "cross", ""]:
+        """``same`` (judge and answer from one family), ``cross``, or ``""`` (not tagged)."""
+        if not (self.judge_family and self.answer_family):
+            return ""
+        return "same" if self.judge_family == self.answer_family else "cross"
+
+    def to_dict(self) -> dict[str, Any]:
+        """A verdict line of a run file (the family tags only when set)."""
+        data = asdict(self)
+        for key in ("judge_family", "answer_family"):
+            if not data[key]:
+                del data[key]
+        return data
 
 
 class Verifier(Protocol):
@@ -109,7 +139,7 @@ class VerifierRun:
             "gold_digest": self.gold_digest,
         }
         lines = [json.dumps(header, sort_keys=True)]
-        lines += [json.dumps(asdict(v), sort_keys=True) for v in self.verdicts]
+        lines += [json.dumps(v.to_dict(), sort_keys=True) for v in self.verdicts]
         p.write_text("\n".join(lines) + "\n", encoding="utf-8")
         return p
 
@@ -117,61 +147,162 @@ class VerifierRun:
     def read(cls, path: str | Path) -> VerifierRun:
         """Read a run written by :meth:`write` (or by a team's own tool in the same format)."""
         p = Path(path)
-        if not p.is_file():
-            raise InputError("verifier run file not found", source=p, hint="check the path")
-        lines = [(n, t) for n, t in enumerate(p.read_text("utf-8").splitlines(), 1) if t.strip()]
+        lines = _lines(p, "verifier run file")
         if not lines:
             raise InputError("empty verifier run file", source=p, hint="it needs a header line")
-        try:
-            header = json.loads(lines[0][1])
-            identity = VerifierIdentity.from_dict(header["verifier"])
-        except (json.JSONDecodeError, KeyError, TypeError) as error:
+        header = _header(p, *lines[0])
+        if header is None:
             raise InputError(
-                f"the first line is not a verifier header ({error})",
+                "the first line is not a verifier header",
                 source=p,
-                line=1,
+                line=lines[0][0],
+                field="verifier",
                 hint='{"verifier": {"name": ..., "kind": ..., "version": ...}, "run_at": ...}',
-            ) from None
-        verdicts: list[Verdict] = []
-        for number, text in lines[1:]:
-            try:
-                record = json.loads(text)
-            except json.JSONDecodeError as error:
-                raise InputError(f"not JSON: {error.msg}", source=p, line=number) from None
-            value = record.get("verdict")
-            if value not in ("accept", "reject", "abstain"):
-                raise InputError(
-                    f"verdict must be accept, reject or abstain, not {value!r}",
-                    source=p,
-                    line=number,
-                    field="verdict",
-                )
-            confidence = record.get("confidence")
-            if confidence is not None and not (
-                isinstance(confidence, int | float) and 0.0 <= confidence <= 1.0
-            ):
-                raise InputError(
-                    f"confidence must be in [0, 1] or null, not {confidence!r}",
-                    source=p,
-                    line=number,
-                    field="confidence",
-                )
-            if not str(record.get("item_id") or ""):
-                raise InputError("missing item_id", source=p, line=number, field="item_id")
-            verdicts.append(
-                Verdict(
-                    item_id=str(record["item_id"]),
-                    verdict=value,
-                    confidence=None if confidence is None else float(confidence),
-                    detail=str(record.get("detail") or ""),
-                )
             )
         return cls(
-            identity=identity,
-            verdicts=tuple(verdicts),
+            identity=VerifierIdentity.from_dict(header["verifier"]),
+            verdicts=tuple(_verdict(p, n, text) for n, text in lines[1:]),
             run_at=str(header.get("run_at") or ""),
             gold_digest=str(header.get("gold_digest") or ""),
         )
+
+
+def _lines(p: Path, what: str) -> list[tuple[int, str]]:
+    if not p.is_file():
+        raise InputError(f"{what} not found", source=p, hint="check the path")
+    return [(n, t) for n, t in enumerate(p.read_text("utf-8").splitlines(), 1) if t.strip()]
+
+
+def _header(p: Path, number: int, text: str) -> dict[str, Any] | None:
+    """The header line's record, or None when the line is not a header (an error when it is
+    one but broken)."""
+    try:
+        record = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise InputError(f"not JSON: {error.msg}", source=p, line=number) from None
+    if not isinstance(record, dict) or "verifier" not in record:
+        return None
+    identity = record["verifier"]
+    if not isinstance(identity, dict) or not all(
+        isinstance(identity.get(k), str) for k in ("name", "kind", "version")
+    ):
+        raise InputError(
+            "the verifier header needs the verifier's name, kind and version (text)",
+            source=p,
+            line=number,
+            field="verifier",
+            hint='{"verifier": {"name": ..., "kind": ..., "version": ...}, "run_at": ...}',
+        )
+    return record
+
+
+def _verdict(p: Path, number: int, text: str) -> Verdict:
+    """One verdict line, checked field by field."""
+    try:
+        record = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise InputError(f"not JSON: {error.msg}", source=p, line=number) from None
+    if not isinstance(record, dict):
+        raise InputError("a verdict line is a JSON object", source=p, line=number)
+    value = record.get("verdict")
+    if value not in ("accept", "reject", "abstain"):
+        raise InputError(
+            f"verdict must be accept, reject or abstain, not {value!r}",
+            source=p,
+            line=number,
+            field="verdict",
+        )
+    confidence = record.get("confidence")
+    if confidence is not None and not (
+        isinstance(confidence, int | float)
+        and not isinstance(confidence, bool)
+        and 0.0 <= confidence <= 1.0
+    ):
+        raise InputError(
+            f"confidence must be in [0, 1] or null, not {confidence!r}",
+            source=p,
+            line=number,
+            field="confidence",
+        )
+    if not str(record.get("item_id") or ""):
+        raise InputError("missing item_id", source=p, line=number, field="item_id")
+    families: dict[str, str] = {}
+    for key in ("judge_family", "answer_family"):
+        tag = record.get(key) or ""
+        if not isinstance(tag, str):
+            raise InputError(
+                f"{key} must be a model family name (text), not {tag!r}",
+                source=p,
+                line=number,
+                field=key,
+            )
+        families[key] = tag
+    return Verdict(
+        item_id=str(record["item_id"]),
+        verdict=value,
+        confidence=None if confidence is None else float(confidence),
+        detail=str(record.get("detail") or ""),
+        **families,
+    )
+
+
+def read_verdicts(
+    path: str | Path,
+    *,
+    identity: VerifierIdentity | None = None,
+    exclude: Collection[str] = (),
+) -> tuple[Verdict, ...]:
+    """Verdicts from a JSONL file: one verdict per line, after an optional header line (a run
+    file of :meth:`VerifierRun.write` is one). For verdicts on outputs outside the gold set
+    (the downstream pass rate): item ids must be unique and not in ``exclude`` (the gold
+    items); with ``identity`` given, a header that names another verifier (name or version)
+    is refused."""
+    p = Path(path)
+    lines = _lines(p, "verdicts file")
+    if not lines:
+        raise InputError("empty verdicts file", source=p, hint="one verdict per line")
+    first = lines[0][0]
+    header = _header(p, *lines[0])
+    if header is not None:
+        lines = lines[1:]
+        if identity is not None:
+            theirs = header["verifier"]
+            for key in ("name", "version"):
+                if theirs[key] != getattr(identity, key):
+                    raise InputError(
+                        f"these verdicts are from verifier {key} {theirs[key]!r}, the gold-set "
+                        f"run's is {getattr(identity, key)!r}",
+                        source=p,
+                        line=first,
+                        field=f"verifier.{key}",
+                        hint="the verdicts must come from the verifier the card certifies",
+                    )
+    verdicts: list[Verdict] = []
+    seen: dict[str, int] = {}
+    for number, text in lines:
+        verdict = _verdict(p, number, text)
+        if verdict.item_id in seen:
+            raise InputError(
+                f"item {verdict.item_id!r} has a verdict on line {seen[verdict.item_id]} already",
+                source=p,
+                line=number,
+                field="item_id",
+                hint="one verdict per output",
+            )
+        if verdict.item_id in exclude:
+            raise InputError(
+                f"item {verdict.item_id!r} is a gold item",
+                source=p,
+                line=number,
+                field="item_id",
+                hint="these verdicts are on outputs without gold labels; the gold items' "
+                "verdicts come from the run (--run)",
+            )
+        seen[verdict.item_id] = number
+        verdicts.append(verdict)
+    if not verdicts:
+        raise InputError("no verdicts in the file", source=p, hint="one verdict per line")
+    return tuple(verdicts)
 
 
 def run_verifier(
@@ -269,6 +400,12 @@ class JudgeVerifier:
     ``selection`` holds the answers as the checker is shown them (gold item ids are answer ids,
     as :func:`~vcost.reliability.gold_from_answers` makes them); ``client`` may be a
     :class:`~vcost.models.CassetteClient` in replay mode. One judgment per item (``repeat``).
+
+    ``families`` is the configuration of seed 004, Step 3: ``cross`` (standard: the checker
+    never judges its own family's answers, which abstain), ``same`` (only its own family's) or
+    ``both`` (every answer; the same-family/cross-family comparison of
+    :func:`~vcost.reliability.family_bias`). Every verdict is tagged with the checker's family
+    and the answer's.
     """
 
     def __init__(
@@ -281,15 +418,23 @@ class JudgeVerifier:
         log: Any,
         repeat: int = 0,
         synthetic: bool = False,
+        families: FamilyConfiguration = "cross",
     ) -> None:
         from vcost.judges import JUDGE_INSTRUCTIONS, JUDGE_PROMPT_VERSION
 
+        if families not in _FAMILY_PERTURBATIONS:
+            raise InputError(
+                f"families must be cross, same or both, not {families!r}", field="families"
+            )
         self.checker = checker
         self.client = client
         self.selection = selection
         self.tasks = tasks
         self.log = log
         self.repeat = repeat
+        self.families: FamilyConfiguration = families
+        self.family = str(checker.family or checker.name)
+        shown_families = "" if families == "cross" else f", families={families}"
         self._identity = VerifierIdentity(
             name=checker.name,
             kind="model-judge",
@@ -300,7 +445,7 @@ class JudgeVerifier:
             prompt_hash=hashlib.sha256(JUDGE_INSTRUCTIONS.encode()).hexdigest()[:16],
             decoding=(
                 f"temperature={checker.temperature}, max_tokens={checker.max_tokens}, "
-                f"seed={checker.seed}, repeat={repeat}"
+                f"seed={checker.seed}, repeat={repeat}{shown_families}"
             ),
             parser="vcost.judges.parse_reply",
             synthetic=synthetic,
@@ -334,36 +479,42 @@ class JudgeVerifier:
                     )
                 )
         sub = Selection(self.selection.variant, self.selection.seed, tuple(answers))
-        result = judge(
-            sub,
-            self.tasks,
-            {self.checker.name: self.checker},
-            client=self.client,
-            log=self.log,
-            k=self.repeat + 1,
-        )
-        if result.failed:
-            raise VcostError(
-                f"{result.failed} judgment(s) by {self.checker.name} failed: "
-                + "; ".join(result.errors[:3]),
-                hint="a cassette miss means the prompt or the answers changed since recording",
+        configurations = _FAMILY_PERTURBATIONS[self.families]
+        for perturbation in configurations:
+            result = judge(
+                sub,
+                self.tasks,
+                {self.checker.name: self.checker},
+                client=self.client,
+                log=self.log,
+                k=self.repeat + 1,
+                perturbation=perturbation,  # type: ignore[arg-type]
             )
+            if result.failed:
+                raise VcostError(
+                    f"{result.failed} judgment(s) by {self.checker.name} failed: "
+                    + "; ".join(result.errors[:3]),
+                    hint="a cassette miss means the prompt or the answers changed since recording",
+                )
         found = {
             r["answer_id"]: r
-            for r in self.log.judgments("standard")
+            for perturbation in configurations
+            for r in self.log.judgments(perturbation)
             if r["checker"] == self.checker.name and r["repeat"] == self.repeat
         }
-        shown = {a.answer_id for a in answers}
+        family_of = {a.answer_id: str(a.family) for a in answers}
         out: list[Verdict] = []
         for item in items:
             record = found.get(item.item_id)
+            tags = {"judge_family": self.family, "answer_family": family_of.get(item.item_id, "")}
             if record is None:
-                why = (
-                    "not judged: an answer of the checker's own family"
-                    if item.item_id in shown
-                    else "not in the selection shown to the checker"
-                )
-                out.append(Verdict(item.item_id, "abstain", None, why))
+                if item.item_id not in family_of:
+                    why = "not in the selection shown to the checker"
+                elif self.families == "same":
+                    why = "not judged: an answer of another family (same-family configuration)"
+                else:
+                    why = "not judged: an answer of the checker's own family"
+                out.append(Verdict(item.item_id, "abstain", None, why, **tags))
                 continue
             verdict: VerdictValue = {"correct": "accept", "incorrect": "reject"}.get(
                 str(record.get("verdict")), "abstain"
@@ -375,6 +526,7 @@ class JudgeVerifier:
                     verdict,
                     None if confidence is None else float(confidence),
                     f"{record.get('termination')}: {str(record.get('reason') or '')[:200]}",
+                    **tags,
                 )
             )
         return out
