@@ -125,8 +125,8 @@ def test_four_person_core_study_end_to_end(tmp_path: Path) -> None:
     parser = _Figures()
     parser.feed(page)
     assert set(parser.plots) == {"survival", "person_forest", "break_even", "false_accepts",
-                                 "outcomes"}  # fmt: skip
-    assert parser.svgs == 5
+                                 "outcomes", "vce_envelope"}  # fmt: skip
+    assert parser.svgs == 6
     assert not re.search(r"""(src|href)=["']?https?:""", page)  # opens offline
     numbers = json.loads((tmp_path / "out" / "numbers.json").read_text())
     assert numbers["meta"]["spec_hash"]

@@ -22,17 +22,28 @@
 - flags: possible guesses and inactivity gaps, with the headline results (overall ratio,
   false-accept and false-reject rates) with and without flagged attempts;
 - the "fewer than 3 people" rule: fewer than 3 people with both do and check attempts makes the
-  human part a pilot, and every result says so.
+  human part a pilot, and every result says so;
+- VCE classification of the larger-verdict subset with its envelope
+  (:mod:`vcost.analysis.classification`);
+- success within budget per budget arm and the secondary descriptors of check episodes
+  (:mod:`vcost.analysis.descriptors`);
+- RQ3 per model (:mod:`vcost.analysis.per_model`) and RQ4 human vs AI-checker misses, with the
+  AI-checker episodes from the trace itself or a second trace (:mod:`vcost.analysis.ai_checks`);
+- realism: planted vs natural errors' mean rating and the one-point rule
+  (:mod:`vcost.analysis.realism`); when it fires the RQ2 rates are also split by source;
+- the model configurations of the answering models and AI checkers, in ``meta``
+  (:mod:`vcost.analysis.configs`).
 
 Partial input gives partial results, each missing part named in ``notes``: a trace without check
 episodes still gets its do-time summaries; a participant whose attempts all timed out gets no
-per-person ratio; a task nobody did gets no per-task ratio.
+per-person ratio; a task nobody did gets no per-task ratio; no AI-checker episodes, no realism
+ratings or no model configurations leave their section empty with a note.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -47,6 +58,17 @@ from vcost.analysis._attempts import (
     difficulty_levels,
     minutes_per_unit,
 )
+from vcost.analysis.ai_checks import rq4
+from vcost.analysis.classification import VceResult, classify_subset
+from vcost.analysis.configs import model_configurations
+from vcost.analysis.descriptors import (
+    budget_arms,
+    episode_descriptors,
+    success_by_arm,
+    summarise_descriptors,
+)
+from vcost.analysis.misses import MissComparison
+from vcost.analysis.per_model import natural_errors, per_model
 from vcost.analysis.ratio import (
     RatioEstimate,
     person_ratios,
@@ -55,12 +77,14 @@ from vcost.analysis.ratio import (
     timeout_share,
     verification_ratio,
 )
+from vcost.analysis.realism import RealismResult, compare_realism
 from vcost.errors import InputError
 from vcost.indicators import Estimate
 from vcost.stats.intervals import binomial_interval
 from vcost.trace import Trace
 
 if TYPE_CHECKING:
+    from vcost.models import ModelConfig
     from vcost.spec import StudySpec
 
 __all__ = ["REAL_WORLD_ERROR_RATES", "StudyAnalysis", "analyse_study", "rates", "to_jsonable"]
@@ -95,6 +119,15 @@ class StudyAnalysis:
     flags: dict[str, int]
     headline: pd.DataFrame
     extra: dict[str, Any] = field(default_factory=dict)
+    vce: VceResult | None = None
+    success_by_arm: pd.DataFrame = field(default_factory=pd.DataFrame)
+    descriptors: pd.DataFrame = field(default_factory=pd.DataFrame)
+    per_model: pd.DataFrame = field(default_factory=pd.DataFrame)
+    natural_errors: pd.DataFrame = field(default_factory=pd.DataFrame)
+    misses: MissComparison | None = None
+    ai_checker_rates: pd.DataFrame = field(default_factory=pd.DataFrame)
+    realism: RealismResult | None = None
+    by_source: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     def to_dict(self) -> dict[str, Any]:
         """All numbers as JSON-ready data (frames as lists of records)."""
@@ -119,6 +152,15 @@ class StudyAnalysis:
             "time_to_correct_verdict_conditional": self.time_to_correct,
             "flags": self.flags,
             "headline_with_without_flagged": self.headline,
+            "vce_classification": None if self.vce is None else self.vce.to_dict(),
+            "success_within_budget_by_arm": self.success_by_arm,
+            "secondary_descriptors": self.descriptors,
+            "rq3_per_model": self.per_model,
+            "rq3_natural_errors": self.natural_errors,
+            "rq4_misses": None if self.misses is None else self.misses.to_dict(),
+            "rq4_ai_checker_rates": self.ai_checker_rates,
+            "realism": None if self.realism is None else self.realism.to_dict(),
+            "false_accepts_by_source": self.by_source,
         }
         result: dict[str, Any] = to_jsonable(out)
         return result
@@ -291,8 +333,9 @@ def _h3(att: pd.DataFrame) -> pd.DataFrame:
             k = sub[sub["verdict_kind"] == kind]
             row[f"{kind}_n"] = len(k)
             row[f"{kind}_median"] = float(k["effort"].median()) if len(k) else float("nan")
+            relative = k["relative"].dropna()  # NaN for a person with no do attempt
             row[f"{kind}_relative_median"] = (
-                float(k["relative"].median()) if len(k) else float("nan")
+                float(relative.median()) if len(relative) else float("nan")
             )
         row["faster_accepts"] = (
             bool(row["false_accept_median"] < row["correct_reject_median"])
@@ -342,8 +385,19 @@ def analyse_study(
     difficulty: Mapping[str, str] | pd.Series | None = None,
     reps: int = 400,
     seed: int = 0,
+    ai_checks: Trace | None = None,
+    realism: pd.DataFrame | None = None,
+    models: Mapping[str, ModelConfig] | None = None,
+    model_log: Sequence[Mapping[str, Any]] | None = None,
 ) -> StudyAnalysis:
-    """Analyse a verifier-panel trace (module doc). ``difficulty`` maps task_id to a label."""
+    """Analyse a verifier-panel trace (module doc). ``difficulty`` maps task_id to a label.
+
+    Optional inputs: ``ai_checks``, a second trace holding AI-checker episodes (RQ4; those in
+    ``trace`` itself are used as well); ``realism``, the realism ratings (``ratings.csv`` of
+    the harness export: answer_id, value, scale, rater_id); ``models``, a models TOML read by
+    :func:`vcost.models.load_models`; ``model_log``, records of the answers and/or judgments logs
+    (configurations, and the natural error rate in generation for RQ3).
+    """
     flags, tau, alpha, method, unit = _spec_settings(spec)
     labels = pd.Series(difficulty) if difficulty is not None else None
     att = attempt_table(trace, difficulty=labels, flags=flags)
@@ -396,6 +450,16 @@ def analyse_study(
     meta = _meta(trace, spec, unit)
     meta["difficulty_levels"] = difficulty_levels(att["difficulty"])
     meta["people"] = sorted(people_both)
+    more = _more(trace, att, spec, alpha, method, reps, seed, ai_checks, realism, model_log, notes)
+    configs, config_notes = model_configurations(
+        trace.answers["model_id"].dropna().astype(str),
+        more.pop("_checkers"),
+        records=model_log,
+        verifiers=(trace.verifiers, ai_checks.verifiers if ai_checks is not None else None),
+        models=models,
+    )
+    notes.extend(config_notes)
+    meta["model_configurations"] = to_jsonable(configs)
     return StudyAnalysis(
         meta=meta,
         pilot=pilot,
@@ -426,7 +490,88 @@ def analyse_study(
             "flagged_attempts": int(att["flagged"].sum()),
         },
         headline=_headline(att, max(reps // 2, 50), seed, alpha, method),
+        **more,
     )
+
+
+def _more(
+    trace: Trace,
+    att: pd.DataFrame,
+    spec: StudySpec | None,
+    alpha: float,
+    method: str,
+    reps: int,
+    seed: int,
+    ai: Trace | None,
+    ratings: pd.DataFrame | None,
+    model_log: Sequence[Mapping[str, Any]] | None,
+    notes: list[str],
+) -> dict[str, Any]:
+    """VCE, arms, descriptors, RQ3, RQ4 and realism (module doc); notes appended to ``notes``."""
+    q = spec.q if spec is not None else 0.5
+    checks = att[att["block"] == "check"]
+    subset = spec.verdicts.subset if spec is not None else None
+    vce = classify_subset(trace, q=q, alpha=alpha, method=method,
+                          m=spec.m if spec is not None else None,
+                          subset_per_answer=subset.per_answer if subset else None)  # fmt: skip
+    notes.extend(vce.notes)
+    arms, arm_notes = budget_arms(checks, spec)
+    notes.extend(arm_notes)
+    by_arm = success_by_arm(trace, arms, q=q, alpha=alpha, method=method, reps=reps, seed=seed)
+    descriptors = episode_descriptors(checks, trace.events)
+    if trace.events is None or trace.events.empty:
+        notes.append("descriptors: the trace has no events, so no verification length")
+    misses, ai_rates, ai_notes = rq4(trace, ai, q=q, alpha=alpha, method=method)
+    notes.extend(ai_notes)
+    checkers = set(ai_rates["checker"]) if len(ai_rates) else set()
+    real: RealismResult | None = None
+    if ratings is None:
+        notes.append("realism: no realism ratings given (`--realism ratings.csv`): not compared")
+    else:
+        answers = trace.answers
+        if ai is not None:
+            answers = pd.concat([answers, ai.answers], ignore_index=True).drop_duplicates(
+                "answer_id"
+            )
+        real = compare_realism(ratings, answers, alpha=alpha)
+        notes.extend(real.notes)
+        if real.separate:
+            d = real.difference["value"]
+            notes.append(
+                f"REALISM: planted errors are rated {d:.2f} points lower than natural ones (at "
+                "least 1): by the study design's rule planted and natural errors are reported "
+                "separately and conclusions rest mainly on natural errors"
+            )
+    return {
+        "vce": vce,
+        "success_by_arm": by_arm,
+        "descriptors": summarise_descriptors(descriptors),
+        "per_model": per_model(
+            trace,
+            checks,
+            alpha=alpha,
+            method=method,
+            reps=reps,
+            seed=seed,
+            answer_log=_answer_records(model_log),
+        ),
+        "natural_errors": natural_errors(trace.answers, checks),
+        "misses": misses,
+        "ai_checker_rates": ai_rates,
+        "realism": real,
+        "by_source": _by(checks, "source", alpha, method),
+        "_checkers": checkers,
+    }
+
+
+def _answer_records(
+    records: Sequence[Mapping[str, Any]] | None,
+) -> list[Mapping[str, Any]] | None:
+    """The answers-log records among ``records`` (those naming a ``model``)."""
+    if records is None:
+        return None
+    answers = [r for r in records if "model" in r and "ground_truth" in r]
+    return answers or None
 
 
 def _people(trace: Trace) -> set[str]:

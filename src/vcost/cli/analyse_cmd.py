@@ -1,13 +1,17 @@
 """`vcost analyse`: study analyses from a verification trace.
 
-``vcost analyse study TRACE --spec study.toml`` runs the pre-registered analysis (RQ1-RQ2,
-H1-H3); ``vcost analyse misses TRACE`` compares human and AI-checker misses (RQ4).
+``vcost analyse study TRACE --spec study.toml`` runs the pre-registered analysis (RQ1-RQ4,
+H1-H3, VCE classification, success within budget, realism); ``vcost analyse misses TRACE``
+compares human and AI-checker misses (RQ4) on its own. The optional inputs (``--ai-checks``,
+``--realism``, ``--models``, ``--model-log``) are shared with ``vcost report``.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import click
 import pandas as pd
@@ -91,13 +95,74 @@ def _difficulty(path: Path | None) -> pd.Series | None:
     return frame.set_index("task_id")["difficulty"]
 
 
+def _ratings(path: Path | None) -> pd.DataFrame | None:
+    """Realism ratings from a CSV or Parquet file (the harness export's ratings table)."""
+    if path is None:
+        return None
+    try:
+        if path.suffix == ".parquet":
+            frame = pd.read_parquet(path)
+        else:
+            frame = pd.read_csv(path, dtype={"answer_id": str, "rater_id": str, "scale": str})
+    except (OSError, ValueError) as error:
+        raise InputError(
+            f"cannot read the realism ratings: {error}",
+            source=path,
+            field="--realism",
+            hint="pass OUT/csv/ratings.csv (or .parquet) of `vcost serve STUDY_DIR --export OUT`",
+        ) from error
+    frame.attrs["source"] = str(path)  # named in the analysis' errors
+    return frame
+
+
+def _model_records(paths: Sequence[Path]) -> list[dict[str, Any]] | None:
+    """Records of answers logs and judgments logs (each file is one or the other)."""
+    from vcost.answers import AnswerLog
+    from vcost.judges import JudgmentLog
+
+    if not paths:
+        return None
+    records: list[dict[str, Any]] = []
+    for path in paths:
+        with path.open("rb") as handle:
+            first = handle.readline()
+        try:
+            judgments = b'"checker"' in first and json.loads(first).get("checker") is not None
+        except ValueError:
+            judgments = False
+        if judgments:
+            records += JudgmentLog(path).judgments()
+        else:
+            records += AnswerLog(path).answers()
+    return records
+
+
 def load_study(
-    trace_dir: Path, spec_path: Path | None, tasks: Path | None, reps: int, seed: int
+    trace_dir: Path,
+    spec_path: Path | None,
+    tasks: Path | None,
+    reps: int,
+    seed: int,
+    *,
+    ai_checks: Path | None = None,
+    realism: Path | None = None,
+    models: Path | None = None,
+    model_logs: Sequence[Path] = (),
 ) -> StudyAnalysis:
-    """Read the trace, spec and difficulty labels and run :func:`analyse_study`."""
+    """Read the trace, spec, labels and optional inputs and run :func:`analyse_study`."""
+    from vcost.models import load_models
+
     spec = StudySpec.load(spec_path) if spec_path is not None else None
     return analyse_study(
-        read_trace(trace_dir), spec=spec, difficulty=_difficulty(tasks), reps=reps, seed=seed
+        read_trace(trace_dir),
+        spec=spec,
+        difficulty=_difficulty(tasks),
+        reps=reps,
+        seed=seed,
+        ai_checks=read_trace(ai_checks) if ai_checks is not None else None,
+        realism=_ratings(realism),
+        models=load_models(models) if models is not None else None,
+        model_log=_model_records(model_logs),
     )
 
 
@@ -118,12 +183,49 @@ REPS_OPT = click.option("--reps", default=400, show_default=True, type=click.Int
 SEED_OPT = click.option("--seed", default=0, show_default=True, type=int, help="Bootstrap seed.")
 
 
+def _input_options(f: Any) -> Any:
+    """The optional inputs: AI-checker trace, realism ratings, models TOML, model logs."""
+    for option in reversed(
+        (
+            click.option(
+                "--ai-checks", type=click.Path(file_okay=False, exists=True, path_type=Path),
+                help="A second trace folder holding AI-checker episodes (verifier kind 'model'), "
+                "e.g. `vcost judge`'s trace, for RQ4; those in TRACE count as well.",
+            ),
+            click.option(
+                "--realism", type=click.Path(dir_okay=False, exists=True, path_type=Path),
+                help="Realism ratings: the ratings table of `vcost serve STUDY_DIR --export OUT` "
+                "(OUT/csv/ratings.csv or .parquet: answer_id, value 1-5, scale, rater_id), for "
+                "planted vs natural errors.",
+            ),
+            click.option(
+                "--models", type=click.Path(dir_okay=False, exists=True, path_type=Path),
+                help="The models TOML: configurations of the answering models and AI checkers "
+                "for the report's header.",
+            ),
+            click.option(
+                "--model-log", "model_logs", multiple=True,
+                type=click.Path(dir_okay=False, exists=True, path_type=Path),
+                help="An answers log (`vcost answers generate`) or judgments log (`vcost "
+                "judge`), JSONL: the configurations as sent and, for RQ3, each model's natural "
+                "error rate. Repeatable.",
+            ),
+        )
+    ):  # fmt: skip
+        f = option(f)
+    return f
+
+
+INPUT_OPTS = _input_options
+
+
 @analyse.command("study")
 @TRACE_ARG
 @SPEC_OPT
 @TASKS_OPT
 @REPS_OPT
 @SEED_OPT
+@INPUT_OPTS
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write every number to this JSON file.")  # fmt: skip
 def study_cmd(
@@ -132,10 +234,15 @@ def study_cmd(
     tasks: Path | None,
     reps: int,
     seed: int,
+    ai_checks: Path | None,
+    realism: Path | None,
+    models: Path | None,
+    model_logs: tuple[Path, ...],
     json_path: Path | None,
 ) -> None:
-    """RQ1-RQ2, H1-H3: the pre-registered analysis of a verifier-panel trace."""
-    result = load_study(trace_dir, spec_path, tasks, reps, seed)
+    """RQ1-RQ4, H1-H3, VCE, success within budget, realism: the pre-registered analysis."""
+    result = load_study(trace_dir, spec_path, tasks, reps, seed, ai_checks=ai_checks,
+                        realism=realism, models=models, model_logs=model_logs)  # fmt: skip
     if json_path is not None:
         json_path.write_text(json.dumps(result.to_dict(), indent=2), encoding="utf-8")
     click.echo(study_markdown(result))

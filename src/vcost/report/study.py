@@ -5,7 +5,12 @@
 ``analyse_study`` (one call). Plots use matplotlib's object API on an Agg canvas, saved as SVG
 text with fixed ids and no date: survival curves do vs check (Kaplan-Meier, censored at the
 budget/cap), the per-person ratio forest plot, break-even per task, false accepts by subtlety,
-and the outcome decomposition. The HTML loads nothing from the network.
+the outcome decomposition and the VCE classification envelope (overall, per model, per source).
+Sections: RQ1-RQ2, H3, the VCE classification, success within budget per budget arm, the
+secondary descriptors, RQ3 per model, RQ4 human vs AI-checker misses, realism (and, when the
+one-point rule fires, RQ2 split planted / natural) and the model configurations, which also head
+the report with the spec hash, deviations, date and vcost version. The HTML loads nothing from
+the network.
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ __all__ = [
     "study_plots",
 ]
 
-PLOTS = ("survival", "person_forest", "break_even", "false_accepts", "outcomes")
+PLOTS = ("survival", "person_forest", "break_even", "false_accepts", "outcomes", "vce_envelope")
 FOREST_MAX_PEOPLE = 40
 """More people than this: the forest plot becomes a caterpillar plot (sorted, unlabelled)."""
 TABLE_MAX_ROWS = 200
@@ -129,8 +134,8 @@ def study_plots(a: StudyAnalysis) -> dict[str, str]:
         x = np.arange(len(sub))
         rate = sub["rate"].to_numpy(float)
         ax.bar(x, rate, color="tab:red", alpha=0.7)
-        ax.errorbar(x, rate, yerr=[rate - sub["lower"], sub["upper"] - rate], fmt="none",
-                    color="black")  # fmt: skip
+        lower, upper = sub["lower"].to_numpy(float), sub["upper"].to_numpy(float)
+        ax.errorbar(x, rate, yerr=[rate - lower, upper - rate], fmt="none", color="black")
         ax.set_xticks(x, [f"{lvl}\n(n={n})" for lvl, n in zip(sub["error_level"], sub["checks"],
                                                                strict=True)])  # fmt: skip
         ax.set_ylim(0, 1)
@@ -154,7 +159,47 @@ def study_plots(a: StudyAnalysis) -> dict[str, str]:
         ax.legend(fontsize=7, loc="lower right")
         ax.set_title("Outcome decomposition of checks")
         out["outcomes"] = _svg(fig)
+
+    envelope = _envelope_plot(a)
+    if envelope is not None:
+        out["vce_envelope"] = envelope
     return out
+
+
+def _envelope_plot(a: StudyAnalysis) -> str | None:
+    """Confirmed / inconclusive / not shares per group, the envelope as a bracket."""
+    v = a.vce
+    if v is None or v.groups.empty:
+        return None
+    g = v.groups.iloc[::-1].reset_index(drop=True)  # "all" on top
+    labels = [
+        f"{'all' if str(group) == 'all' else str(value)} (n={int(n)})"
+        for group, value, n in zip(g["group"], g["value"], g["outputs"], strict=True)
+    ]
+    fig = Figure(figsize=(5.5, 0.9 + 0.35 * len(g)))
+    ax = fig.add_subplot()
+    y = np.arange(len(g))
+    n = np.maximum(g["outputs"].to_numpy(float), 1)
+    left = np.zeros(len(g))
+    for col, colour, name in (("confirmed", "tab:red", "confirmed"),
+                              ("inconclusive", "tab:orange", "inconclusive"),
+                              ("not_vce", "tab:green", "not")):  # fmt: skip
+        share = g[col].to_numpy(float) / n
+        ax.barh(y, share, left=left, color=colour, alpha=0.6, label=name)
+        left += share
+    low, high = g["envelope_lower"].to_numpy(float), g["envelope_upper"].to_numpy(float)
+    ax.errorbar((low + high) / 2, y, xerr=(high - low) / 2, fmt="none", color="black",
+                capsize=4, label="envelope")  # fmt: skip
+    ax.set_yticks(y, labels, fontsize=7)
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("share of wrong answers in the subset")
+    title = "VCE classification envelope (larger-verdict subset)"
+    if not v.resolvable:
+        title += f"\nat most {int(v.answers['verdicts'].max())} verdict(s) per answer: nothing "
+        title += "can be decided"
+    ax.set_title(title, fontsize=9)
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=4, frameon=False)
+    return _svg(fig)
 
 
 def _fmt(value: Any) -> str:
@@ -256,7 +301,211 @@ def _sections(a: StudyAnalysis) -> list[tuple[str, str, pd.DataFrame | None]]:
             f"{a.flags['inactivity_gaps']}. Nobody is excluded.",
             a.headline,
         ),
+        *_vce_sections(a),
+        *_arm_sections(a),
+        *_model_sections(a),
+        *_realism_sections(a),
+        (
+            "Model configurations",
+            "The generation-side configuration of every model whose answers or verdicts were "
+            "analysed (prompt hash: SHA-256 of the prompt version and system prompt).",
+            pd.DataFrame(a.meta.get("model_configurations", [])),
+        ),
     ]
+
+
+def _ci(value: Any, lower: Any, upper: Any) -> str:
+    """``0.19 [0.13, 0.27]`` (empty when undefined)."""
+    if value is None or (isinstance(value, float) and not np.isfinite(value)):
+        return ""
+    text = _fmt(value)
+    if lower is None or (isinstance(lower, float) and not np.isfinite(lower)):
+        return text
+    return f"{text} [{_fmt(lower)}, {_fmt(upper)}]"
+
+
+Section = tuple[str, str, pd.DataFrame | None]
+
+
+def _vce_sections(a: StudyAnalysis) -> list[Section]:
+    v = a.vce
+    title = "VCE classification (larger-verdict subset)"
+    if v is None or v.answers.empty:
+        return [(title, "No wrong answer has a human check: no classification.", None)]
+    e, mi, need = v.envelope, v.misses, v.min_verifiers
+    text = (
+        f"Subset: {v.subset_rule}. Three-state rule: q = {v.q:g}, two-sided "
+        f"{1 - v.alpha:.0%} {v.method} intervals on each answer's share of misses (decidable "
+        f"from {need.confirm} verdicts per answer). Of {e.outputs} wrong answers: {e.confirmed} "
+        f"confirmed, {e.not_vce} not, {e.inconclusive} inconclusive; envelope "
+        f"[{_fmt(e.lower)}, {_fmt(e.upper)}] (descriptive, not a confidence interval). Misses: "
+        f"{mi['failures']} of {mi['checks']} checks: {mi['false_accepts']} false accepts, "
+        f"{mi['timeouts']} timeouts, {mi['unverifiable']} unverifiable."
+    )
+    if not v.resolvable:
+        text += " With this few verdicts per answer nothing can be decided."
+    return [
+        (title, text, v.groups),
+        ("VCE classification per answer", "Misses split into their three kinds.", v.answers),
+    ]
+
+
+def _arm_sections(a: StudyAnalysis) -> list[Section]:
+    arms = a.success_by_arm
+    n = arms["arm"].nunique() if len(arms) else 0
+    text = (
+        "Pr[S_B = 1], a correct verdict within the budget, with its failure decomposition "
+        "(false accept or false reject, budget run-out, unverifiable: they sum to 1 - success) "
+        "and the observed budget consumption; intervals from the two-way cluster bootstrap over "
+        "people and answers. A trace supports the estimate for its own budget only, so it is "
+        f"given per budget arm ({n} here)."
+    )
+    shown = None
+    if len(arms):
+        shown = pd.DataFrame(
+            {"arm": arms["arm"], "stratum": arms["stratum"], "checks": arms["checks"],
+             "mean budget": arms["mean_budget"],
+             "success": [_ci(*r) for r in arms[["success", "success_lower",
+                                                "success_upper"]].itertuples(index=False)],
+             "wrong verdict": arms["wrong_verdict"], "budget ran out": arms["budget_exhausted"],
+             "unverifiable": arms["unverifiable"],
+             "observed budget consumption": [
+                 _ci(*r) for r in arms[["observed_budget_consumption", "obc_lower",
+                                        "obc_upper"]].itertuples(index=False)]}
+        )  # fmt: skip
+    return [
+        ("Success within budget", text, shown),
+        (
+            "Secondary descriptors of check episodes",
+            "Shape, not magnitude, of the verification effort (Crescitelli et al., Sec. 5). "
+            "Time to detection: effort until a correct reject of a wrong answer. Counterexample: "
+            "whether a reason or counterexample came with a correct reject, and its length in "
+            "characters (the trace keeps it as free text, not its structure). Verification "
+            "length: events logged between start and end, and code runs.",
+            a.descriptors if len(a.descriptors) else None,
+        ),
+    ]
+
+
+def _model_sections(a: StudyAnalysis) -> list[Section]:
+    pm = a.per_model
+    shown = None
+    if len(pm):
+        shown = pd.DataFrame(
+            {"model": pm["model_id"], "answers": pm["answers"], "wrong": pm["wrong_answers"],
+             "natural": pm["natural_errors"], "planted": pm["planted_errors"],
+             "checks of wrong": pm["wrong_checks"],
+             "false-accept rate": [_ci(*r) for r in pm[["false_accept_rate",
+                 "false_accept_lower", "false_accept_upper"]].itertuples(index=False)],
+             "on natural errors": [_ci(*r) for r in pm[["natural_false_accept_rate",
+                 "natural_false_accept_lower", "natural_false_accept_upper"]].itertuples(
+                 index=False)],
+             "success within budget": [_ci(*r) for r in pm[["success", "success_lower",
+                 "success_upper"]].itertuples(index=False)],
+             "time to correct verdict (conditional mean)": [_ci(*r) for r in pm[[
+                 "correct_verdict_time_conditional_mean", "correct_verdict_time_lower",
+                 "correct_verdict_time_upper"]].itertuples(index=False)],
+             "natural error rate (generation)": [_ci(*r) for r in pm[["natural_error_rate",
+                 "natural_error_rate_lower", "natural_error_rate_upper"]].itertuples(
+                 index=False)]}
+        )  # fmt: skip
+    out: list[Section] = [
+        (
+            "RQ3: per model",
+            "Results split by the model that produced the answer (descriptive). False-accept "
+            "rates with the spec's binomial interval; success and the time to a correct verdict "
+            "(conditional on one) with the two-way cluster bootstrap; the natural error rate in "
+            "generation needs the answers log.",
+            shown,
+        ),
+        (
+            "RQ3: natural errors and how often people caught them",
+            "Caught: a correct reject within budget.",
+            a.natural_errors,
+        ),
+    ]
+    m = a.misses
+    if m is None:
+        out.append(("RQ4: human vs AI-checker misses",
+                    "Not computed: no wrong answer checked by both people and AI checkers, or no "
+                    "AI-checker episodes (see notes).", None))  # fmt: skip
+    else:
+        parts = [m.table().assign(breakdown="all")]
+        for column in ("source", "error_level"):
+            if len(m.answers) and m.answers[column].notna().any():
+                t = m.table(column)
+                parts.append(t.assign(breakdown=[f"{column}={i}" for i in t.index]))
+        cells = pd.concat(parts)
+        cells = cells[["breakdown", *[c for c in cells.columns if c != "breakdown"]]]
+        out += [
+            (
+                "RQ4: human vs AI-checker misses",
+                f"Wrong answers by who missed them (a miss: false accept, timeout or "
+                f"unverifiable; a side misses an answer when at least q = {m.q:g} of its checks "
+                f"miss). {len(m.answers)} answers compared, {m.not_comparable} lack a human or "
+                "an AI check.",
+                cells.reset_index(drop=True),
+            ),
+            ("RQ4: per wrong answer", "Checks and misses by kind of checker.", m.answers),
+        ]
+    if len(a.ai_checker_rates):
+        out.append(("AI checkers' error rates", "Over every standard judgment (repeats "
+                    "included); effort in tokens is not a verification time.",
+                    a.ai_checker_rates))  # fmt: skip
+    return out
+
+
+def _realism_sections(a: StudyAnalysis) -> list[Section]:
+    r = a.realism
+    title = "Realism: planted vs natural errors"
+    if r is None:
+        return [(title, "No realism ratings given: not compared.", None)]
+    d = r.difference
+    rule = {
+        True: "Planted errors are rated at least 1 point lower than natural ones: by the study "
+        "design's rule they are reported separately and conclusions rest mainly on natural "
+        "errors.",
+        False: "Planted errors are not rated 1 point or more lower than natural ones: planted "
+        "and natural errors are pooled.",
+        None: "The rule needs ratings of both planted and natural errors.",
+    }[r.separate]
+    text = (
+        f"How likely is it that an AI wrote this exact answer (1-5)? Natural - planted: "
+        f"{_ci(d['value'], d['lower'], d['upper'])} (Welch t interval; ratings repeat answers "
+        f"across raters, so indicative only). {rule}"
+    )
+    out: list[Section] = [(title, text, r.kinds)]
+    if r.separate:
+        out.append(
+            (
+                "RQ2 split: planted vs natural errors",
+                "False-accept rates reported separately by source; conclusions rest mainly on "
+                "natural errors.",
+                a.by_source,
+            )
+        )
+    return out
+
+
+def _config_line(c: dict[str, Any]) -> str:
+    if c.get("source") == "not given":
+        return f"model {c['name']} ({c['role']}): configuration not given"
+
+    def value(key: str) -> str:
+        return "-" if c.get(key) is None else str(c[key])
+
+    parts = [f"{value('provider')} {value('model')}"]
+    if c.get("snapshot"):
+        parts.append(f"snapshot {c['snapshot']}")
+    parts.append(
+        f"temperature {value('temperature')}, max_tokens {value('max_tokens')}, "
+        f"seed {value('seed')}"
+    )
+    if c.get("prompt_version") is None:
+        parts.append("prompt version not recorded")
+    else:
+        parts.append(f"prompt {c['prompt_version']} (hash {value('prompt_hash')})")
+    return f"model {c['name']} ({c['role']}): " + "; ".join(parts) + f" [{c.get('source')}]"
 
 
 def _meta_lines(a: StudyAnalysis) -> list[str]:
@@ -267,6 +516,7 @@ def _meta_lines(a: StudyAnalysis) -> list[str]:
         f"deviations: {dev}",
         f"date: {m['date']}; vcost {m['vcost_version']}; cost unit {m['cost_unit']}",
         f"models: {', '.join(m['models'])}",
+        *(_config_line(c) for c in m.get("model_configurations", [])),
     ]
 
 
@@ -293,14 +543,15 @@ def _html_table(frame: pd.DataFrame) -> str:
         "<tr>" + "".join(f"<td>{html.escape(_fmt(v))}</td>" for v in row) + "</tr>"
         for row in frame.itertuples(index=False)
     )
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
+    table = f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
+    return f'<div class="wide">{table}</div>'
 
 
 _CSS = """body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem}
 table{border-collapse:collapse;font-size:.85rem;margin:.5rem 0 1.5rem}
 td,th{border:1px solid #ccc;padding:.2rem .4rem;text-align:right}
 .pilot{background:#fee;border:1px solid #c00;padding:.5rem}
-figure{margin:1rem 0}svg{max-width:100%;height:auto}"""
+figure{margin:1rem 0}svg{max-width:100%;height:auto}.wide{overflow-x:auto}"""
 
 _PLOT_AT = {
     "RQ1 / H1: verification ratio": ("survival",),
@@ -308,6 +559,7 @@ _PLOT_AT = {
     "Break-even per task": ("break_even",),
     "RQ2 / H2: errors that get through": ("false_accepts",),
     "Outcome decomposition": ("outcomes",),
+    "VCE classification (larger-verdict subset)": ("vce_envelope",),
 }
 
 
