@@ -130,21 +130,40 @@ def _checkers(console: Console, out: Path) -> None:
 
 
 def _study_report(console: Console, out: Path, reps: int) -> None:
-    """Step 5: a simulated 4-person core panel, analysed, and the HTML study report."""
+    """Step 5: a simulated 4-person panel checks the answers of step 3; the study analysis of
+    people and AI checkers together, and its HTML report."""
     from vcost.analysis import analyse_study
     from vcost.report.study import render_study
     from vcost.simulate import PanelStudy, simulate_panel
 
-    console.rule("5. a simulated 4-person core panel: the study analysis and its HTML report")
+    console.rule("5. a simulated 4-person panel on the same tasks and answers: the study report")
     folder = out / "study-report"
     with as_file(files("vcost") / "examples" / "core-study.toml") as src:
         spec = StudySpec.load(src)
-    sim = simulate_panel(PanelStudy(people=4, seed=spec.seed or 0))
+    with as_file(files("vcost") / "examples" / "ai-checkers") as example:
+        selection = read_selection(example / "selection.json")
+        models = load_models(example / "models.toml")
+    difficulty = {t.id: t.difficulty for t in load_bank(BUNDLED_BANK)}
+    fields = ("answer_id", "task_id", "ground_truth", "source", "error_level", "error_type")
+    answers = pd.DataFrame(
+        [{"model_id": a.model, **{f: getattr(a, f) for f in fields}} for a in selection.answers]
+    )
+    task_ids = sorted(set(answers["task_id"]), key=lambda t: (difficulty[t], t))
+    tasks = pd.DataFrame({"task_id": task_ids, "difficulty": [difficulty[t] for t in task_ids]})
+    sim = simulate_panel(PanelStudy(people=4, seed=spec.seed or 0), tasks=tasks, answers=answers)
     write_trace(sim.trace, folder / "trace", format="csv", overwrite=True)
     console.print(f"[bold]panel[/] {len(sim.trace.episodes)} synthetic do and check episodes "
-                  f"(4 simulated people) -> {folder / 'trace'}")  # fmt: skip
-    labels = sim.tasks.set_index("task_id")["difficulty"]
-    analysis = analyse_study(sim.trace, spec=spec, difficulty=labels, reps=min(reps, 400))
+                  f"(4 simulated people, {len(tasks)} bundled tasks, the {len(answers)} answers "
+                  f"of step 3) -> {folder / 'trace'}")  # fmt: skip
+    ai_checks = read_trace(out / "ai-checkers" / "trace", confidence_levels=None)
+    labels = tasks.set_index("task_id")["difficulty"]
+    ai = out / "ai-checkers"
+    model_log = [*AnswerLog(ai / "answers.jsonl").answers(),
+                 *JudgmentLog(ai / "judgments.jsonl").judgments("standard")]  # fmt: skip
+    analysis = analyse_study(
+        sim.trace, spec=spec, difficulty=labels, reps=min(reps, 400), ai_checks=ai_checks,
+        models=models, model_log=model_log,
+    )  # fmt: skip
     paths = render_study(analysis, folder, label=LABEL)
     if analysis.ratio is not None:
         r = analysis.ratio.overall
@@ -184,10 +203,12 @@ def demo(ctx: click.Context, out: Path, reps: int, serve_after: bool) -> None:
     imports it into a fresh SQLite store, computes the indicators from the store, prints the
     model-level table and writes OUT/report.md, OUT/indicators.json and OUT/outputs.csv.
 
-    5. Simulates a 4-person core-study panel (do and check episodes on matched tasks,
-    SYNTHETIC), runs the pre-registered analysis with the core-study spec and writes the
-    report: OUT/study-report/report.html (self-contained, plots inline), report.md and
-    numbers.json, with the simulated trace in OUT/study-report/trace.
+    5. Simulates a 4-person core-study panel (SYNTHETIC people) that does the 12 bundled tasks
+    of step 3 and checks the same selected answers (graded in the sandbox; natural and planted
+    errors) the AI checkers judged; runs the pre-registered analysis with the core-study spec,
+    people and AI checkers together (RQ1-RQ4), and writes the report:
+    OUT/study-report/report.html (self-contained, plots inline), report.md and numbers.json,
+    with the simulated trace in OUT/study-report/trace.
 
     6. With --serve: writes a demo study to OUT/harness-demo and serves the web harness on
     http://127.0.0.1:8000 (participant, walkthrough and admin links printed).
