@@ -4,7 +4,8 @@
 
 - RQ1 / H1: the verification ratio from the censored AFT model with its two-way cluster
   bootstrap interval, the timeout share, raw medians of finished attempts, per-person and
-  per-task ratios by difficulty (:mod:`vcost.analysis.ratio`);
+  per-task ratios by difficulty (:mod:`vcost.analysis.ratio`); the robustness model, a
+  crossed mixed model of log time on finished attempts (:mod:`vcost.analysis.mixed`);
 - break-even per task: delegation saves time only if check time + non-accept rate x do time <
   do time (seed 003's definition; a non-accept is a reject, a budget run-out or "unverifiable");
   mean efforts over all attempts, timeouts counted at their limit (so a lower bound);
@@ -14,7 +15,8 @@
 - RQ2 / H2: false-accept rate (accepts among checks of wrong answers) and false-reject rate
   (rejects among checks of correct answers) with the spec's binomial interval; by subtlety
   (``error_level``) and error type with counts; outcomes per 100 delegated tasks at assumed
-  real-world error rates of 5, 10 and 20 %;
+  real-world error rates of 5, 10 and 20 %; the model of accepting a wrong answer with
+  subtlety and experience, errors clustered by participant (:mod:`vcost.analysis.acceptance`);
 - H3: time of false accepts vs correct rejects, raw and relative to each person's own median do
   time, overall and per person;
 - premature closures (wrong verdicts at confidence >= tau), the four-outcome decomposition by
@@ -58,6 +60,7 @@ from vcost.analysis._attempts import (
     difficulty_levels,
     minutes_per_unit,
 )
+from vcost.analysis.acceptance import AcceptanceModel, acceptance_model, verifier_experience
 from vcost.analysis.ai_checks import rq4
 from vcost.analysis.classification import VceResult, classify_subset
 from vcost.analysis.configs import model_configurations
@@ -68,6 +71,7 @@ from vcost.analysis.descriptors import (
     summarise_descriptors,
 )
 from vcost.analysis.misses import MissComparison
+from vcost.analysis.mixed import MixedRatio, mixed_ratio
 from vcost.analysis.per_model import natural_errors, per_model
 from vcost.analysis.ratio import (
     RatioEstimate,
@@ -128,6 +132,8 @@ class StudyAnalysis:
     ai_checker_rates: pd.DataFrame = field(default_factory=pd.DataFrame)
     realism: RealismResult | None = None
     by_source: pd.DataFrame = field(default_factory=pd.DataFrame)
+    mixed: MixedRatio | None = None
+    acceptance: AcceptanceModel | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """All numbers as JSON-ready data (frames as lists of records)."""
@@ -161,6 +167,8 @@ class StudyAnalysis:
             "rq4_ai_checker_rates": self.ai_checker_rates,
             "realism": None if self.realism is None else self.realism.to_dict(),
             "false_accepts_by_source": self.by_source,
+            "rq1_mixed_model": None if self.mixed is None else self.mixed.to_dict(),
+            "rq2_acceptance_model": None if self.acceptance is None else self.acceptance.to_dict(),
         }
         result: dict[str, Any] = to_jsonable(out)
         return result
@@ -460,6 +468,10 @@ def analyse_study(
     )
     notes.extend(config_notes)
     meta["model_configurations"] = to_jsonable(configs)
+    mixed = mixed_ratio(att, alpha=alpha)
+    notes.extend(f"mixed model: {n}" for n in mixed.notes[1:])  # [0] says timeouts are left out
+    acceptance = acceptance_model(att, experience=verifier_experience(trace), alpha=alpha)
+    notes.extend(f"acceptance model: {n}" for n in acceptance.notes)
     return StudyAnalysis(
         meta=meta,
         pilot=pilot,
@@ -490,6 +502,8 @@ def analyse_study(
             "flagged_attempts": int(att["flagged"].sum()),
         },
         headline=_headline(att, max(reps // 2, 50), seed, alpha, method),
+        mixed=mixed,
+        acceptance=acceptance,
         **more,
     )
 

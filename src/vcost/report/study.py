@@ -261,6 +261,7 @@ def _sections(a: StudyAnalysis) -> list[tuple[str, str, pd.DataFrame | None]]:
             "They leave out timed-out attempts, so they understate both times.",
             a.medians,
         ),
+        *_mixed_sections(a),
         ("Per-person ratios", "Intervals from resampling each person's tasks.", a.people),
         ("Per-task ratios", "Adjusted for who did the task; Wald interval, pooled scale.", a.tasks),
         (
@@ -277,6 +278,7 @@ def _sections(a: StudyAnalysis) -> list[tuple[str, str, pd.DataFrame | None]]:
             a.by_subtlety,
         ),
         ("False accepts by error type", "Descriptive, with counts.", a.by_error_type),
+        *_acceptance_sections(a),
         (
             "Outcomes per 100 delegated tasks",
             "At assumed real-world error rates, using the measured rates for wrong and correct "
@@ -325,6 +327,41 @@ def _ci(value: Any, lower: Any, upper: Any) -> str:
 
 
 Section = tuple[str, str, pd.DataFrame | None]
+
+
+def _mixed_sections(a: StudyAnalysis) -> list[Section]:
+    m = a.mixed
+    title = "RQ1 robustness: mixed model of log time"
+    if m is None:
+        return []
+    text = (
+        f"{m.method}. Overall ratio {_est(m.overall)}; {m.attempts} finished attempts by "
+        f"{m.people} people on {m.tasks} tasks ({m.excluded_timeouts} timed-out attempts left "
+        f"out, so this is a check on the censored estimate above, not a replacement). SDs: "
+        f"participant {_fmt(m.participant_sd)}, task {_fmt(m.task_sd)}, residual "
+        f"{_fmt(m.residual_sd)} (log scale)."
+    )
+    rows = [{"difficulty": d, "ratio": e.value, "lower": e.lower, "upper": e.upper}
+            for d, e in m.by_difficulty.items()]  # fmt: skip
+    table = pd.DataFrame(rows)
+    return [(title, text, table)]
+
+
+def _acceptance_sections(a: StudyAnalysis) -> list[Section]:
+    m = a.acceptance
+    if m is None:
+        return []
+    excluded = ", ".join(f"{k} {v}" for k, v in m.excluded.items() if v) or "none"
+    text = (
+        f"{m.method}. {m.rows} checks of wrong answers by {m.people} people (left out: "
+        f"{excluded}). Odds ratios: "
+        + ("; ".join(f"{k} {_est(e)}" for k, e in m.odds_ratios.items()) or "none estimable")
+        + ". Predicted false-accept probability by subtlety:"
+    )
+    rows = [{"error_level": k, "p_accept": e.value, "lower": e.lower, "upper": e.upper, "n": e.n}
+            for k, e in m.predicted.items()]  # fmt: skip
+    table = pd.DataFrame(rows)
+    return [("RQ2: model of accepting a wrong answer", text, table)]
 
 
 def _vce_sections(a: StudyAnalysis) -> list[Section]:
