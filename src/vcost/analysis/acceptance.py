@@ -47,6 +47,7 @@ import pandas as pd
 from scipy.special import expit, logit
 from scipy.stats import norm
 
+from vcost.analysis._json import to_jsonable
 from vcost.indicators import Estimate
 from vcost.stats.intervals import clopper_pearson
 from vcost.trace import Trace
@@ -77,42 +78,17 @@ class AcceptanceModel:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready numbers (NaN as null)."""
-
-        def num(v: float) -> float | None:
-            return float(v) if math.isfinite(v) else None
-
-        def est(e: Estimate) -> dict[str, Any]:
-            return {"value": num(e.value), "lower": num(e.lower), "upper": num(e.upper), "n": e.n}
-
-        return {
-            "method": self.method,
-            "among": self.among,
-            "terms": list(self.terms),
-            "odds_ratios": {k: est(v) for k, v in self.odds_ratios.items()},
-            "predicted_false_accept": {k: est(v) for k, v in self.predicted.items()},
-            "counts": [
-                {"error_level": str(lvl), "rows": int(r), "accepts": int(a)}
-                for lvl, r, a in zip(
-                    self.counts["error_level"],
-                    self.counts["rows"],
-                    self.counts["accepts"],
-                    strict=True,
-                )
-            ],
-            "coefficients": [
-                {"term": str(t), "coef": num(float(c)), "se": num(float(s))}
-                for t, c, s in zip(
-                    self.coefficients["term"],
-                    self.coefficients["coef"].to_numpy(float),
-                    self.coefficients["se"].to_numpy(float),
-                    strict=True,
-                )
-            ],
-            "rows": self.rows,
-            "people": self.people,
-            "excluded": dict(self.excluded),
+        counts = self.counts[["error_level", "rows", "accepts"]].astype(
+            {"error_level": str, "rows": int, "accepts": int}
+        )
+        out: dict[str, Any] = to_jsonable({
+            "method": self.method, "among": self.among, "terms": list(self.terms),
+            "odds_ratios": self.odds_ratios, "predicted_false_accept": self.predicted,
+            "counts": counts, "coefficients": self.coefficients[["term", "coef", "se"]],
+            "rows": self.rows, "people": self.people, "excluded": dict(self.excluded),
             "notes": list(self.notes),
-        }
+        })  # fmt: skip
+        return out
 
 
 def verifier_experience(trace: Trace) -> pd.Series:

@@ -48,6 +48,7 @@ import pandas as pd
 from scipy.stats import norm
 
 from vcost.analysis._attempts import difficulty_levels
+from vcost.analysis._json import to_jsonable
 from vcost.analysis.ratio import _contrasts, _design
 from vcost.indicators import Estimate
 
@@ -310,35 +311,14 @@ class MixedRatio:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready numbers (NaN as null)."""
-
-        def num(v: float) -> float | None:
-            return float(v) if math.isfinite(v) else None
-
-        def est(e: Estimate) -> dict[str, Any]:
-            return {"value": num(e.value), "lower": num(e.lower), "upper": num(e.upper), "n": e.n}
-
-        return {
-            "method": self.method,
-            "overall": est(self.overall),
-            "by_difficulty": {d: est(e) for d, e in self.by_difficulty.items()},
-            "participant_sd": num(self.participant_sd),
-            "task_sd": num(self.task_sd),
-            "residual_sd": num(self.residual_sd),
-            "attempts": self.attempts,
-            "people": self.people,
-            "tasks": self.tasks,
-            "excluded_timeouts": self.excluded_timeouts,
-            "coefficients": [
-                {"term": str(t), "coef": num(float(c)), "se": num(float(e))}
-                for t, c, e in zip(
-                    self.coefficients["term"],
-                    self.coefficients["coef"].to_numpy(float),
-                    self.coefficients["se"].to_numpy(float),
-                    strict=True,
-                )
-            ],
-            "notes": list(self.notes),
-        }
+        out: dict[str, Any] = to_jsonable({
+            "method": self.method, "overall": self.overall, "by_difficulty": self.by_difficulty,
+            "participant_sd": self.participant_sd, "task_sd": self.task_sd,
+            "residual_sd": self.residual_sd, "attempts": self.attempts, "people": self.people,
+            "tasks": self.tasks, "excluded_timeouts": self.excluded_timeouts,
+            "coefficients": self.coefficients[["term", "coef", "se"]], "notes": self.notes,
+        })  # fmt: skip
+        return out
 
 
 def _empty(att: pd.DataFrame, excluded: int, notes: list[str], engine: str) -> MixedRatio:

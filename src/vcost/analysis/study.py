@@ -44,7 +44,6 @@ ratings or no model configurations leave their section empty with a note.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -60,6 +59,7 @@ from vcost.analysis._attempts import (
     difficulty_levels,
     minutes_per_unit,
 )
+from vcost.analysis._json import to_jsonable
 from vcost.analysis.acceptance import AcceptanceModel, acceptance_model, verifier_experience
 from vcost.analysis.ai_checks import rq4
 from vcost.analysis.classification import VceResult, classify_subset
@@ -190,28 +190,6 @@ def _ratio_dict(r: RatioEstimate) -> dict[str, Any]:
         "coefficients": r.coefficients.reset_index(),
         "notes": list(r.notes),
     }
-
-
-def to_jsonable(value: Any) -> Any:
-    """Frames, dataclasses, numpy scalars and NaN (as null) made JSON-ready."""
-    if isinstance(value, pd.DataFrame):
-        return [to_jsonable(r) for r in value.to_dict(orient="records")]
-    if isinstance(value, Estimate):
-        return {"value": to_jsonable(value.value), "lower": to_jsonable(value.lower),
-                "upper": to_jsonable(value.upper), "n": value.n}  # fmt: skip
-    if isinstance(value, Mapping):
-        return {str(k): to_jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [to_jsonable(v) for v in value]
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if value is pd.NA or value is pd.NaT:
-        return None
-    if isinstance(value, pd.Timestamp | datetime):
-        return value.isoformat()
-    return value
 
 
 def _spec_settings(spec: StudySpec | None) -> tuple[FlagSettings, float, float, str, str]:
