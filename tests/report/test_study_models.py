@@ -1,5 +1,6 @@
-"""The RQ1 robustness mixed model and the RQ2 acceptance model inside the study analysis and
-its report: the numbers there are the library's own (recomputable from the attempt table)."""
+"""The RQ1 robustness mixed model, the RQ2 acceptance model and the session trend inside the
+study analysis and its report: the numbers there are the library's own (recomputable from the
+attempt table)."""
 
 from __future__ import annotations
 
@@ -42,6 +43,10 @@ def test_mixed_and_acceptance_models_are_in_the_report(tmp_path: Path) -> None:
     assert "## RQ1 robustness: mixed model of log time" in markdown
     assert "## RQ2: model of accepting a wrong answer" in markdown
     assert "RQ2: model of accepting a wrong answer" in paths["html"].read_text()
+    trend = numbers["session_trend"]
+    assert [row["session"] for row in trend["by_session"]] == [1, 2, 3, 4]
+    assert set(trend["factor_per_session"]) == {"do", "check"}
+    assert "## Session trend" in markdown
 
 
 def test_thin_data_gives_notes_not_a_crash() -> None:

@@ -43,6 +43,7 @@ from vcost.analysis.ratio import (
 )
 from vcost.analysis.realism import RealismResult, compare_realism
 from vcost.analysis.study import StudyAnalysis, analyse_study, rates
+from vcost.analysis.trend import SessionTrend, session_trend
 
 __all__ = [
     "AcceptanceModel",
@@ -56,6 +57,7 @@ __all__ = [
     "PlanTargets",
     "RatioEstimate",
     "RealismResult",
+    "SessionTrend",
     "StudyAnalysis",
     "VceResult",
     "acceptance_model",
@@ -78,6 +80,7 @@ __all__ = [
     "plan_study",
     "rates",
     "raw_medians",
+    "session_trend",
     "success_by_arm",
     "summarise_descriptors",
     "task_ratios",

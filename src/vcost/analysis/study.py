@@ -22,7 +22,8 @@
 - premature closures (wrong verdicts at confidence >= tau), the four-outcome decomposition by
   ground truth, time to correct verdict (conditional on a correct verdict);
 - flags: possible guesses and inactivity gaps, with the headline results (overall ratio,
-  false-accept and false-reject rates) with and without flagged attempts;
+  false-accept and false-reject rates) with and without flagged attempts; the session trend
+  (:mod:`vcost.analysis.trend`);
 - the "fewer than 3 people" rule: fewer than 3 people with both do and check attempts makes the
   human part a pilot, and every result says so;
 - VCE classification of the larger-verdict subset with its envelope
@@ -82,6 +83,7 @@ from vcost.analysis.ratio import (
     verification_ratio,
 )
 from vcost.analysis.realism import RealismResult, compare_realism
+from vcost.analysis.trend import SessionTrend, session_trend
 from vcost.errors import InputError
 from vcost.indicators import Estimate
 from vcost.stats.intervals import binomial_interval
@@ -134,6 +136,7 @@ class StudyAnalysis:
     by_source: pd.DataFrame = field(default_factory=pd.DataFrame)
     mixed: MixedRatio | None = None
     acceptance: AcceptanceModel | None = None
+    trend: SessionTrend | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """All numbers as JSON-ready data (frames as lists of records)."""
@@ -169,6 +172,7 @@ class StudyAnalysis:
             "false_accepts_by_source": self.by_source,
             "rq1_mixed_model": None if self.mixed is None else self.mixed.to_dict(),
             "rq2_acceptance_model": None if self.acceptance is None else self.acceptance.to_dict(),
+            "session_trend": None if self.trend is None else self.trend.to_dict(),
         }
         result: dict[str, Any] = to_jsonable(out)
         return result
@@ -450,6 +454,8 @@ def analyse_study(
     notes.extend(f"mixed model: {n}" for n in mixed.notes[1:])  # [0] says timeouts are left out
     acceptance = acceptance_model(att, experience=verifier_experience(trace), alpha=alpha)
     notes.extend(f"acceptance model: {n}" for n in acceptance.notes)
+    trend = session_trend(att, alpha=alpha)
+    notes.extend(f"session trend: {n}" for n in trend.notes)
     return StudyAnalysis(
         meta=meta,
         pilot=pilot,
@@ -482,6 +488,7 @@ def analyse_study(
         headline=_headline(att, max(reps // 2, 50), seed, alpha, method),
         mixed=mixed,
         acceptance=acceptance,
+        trend=trend,
         **more,
     )
 

@@ -303,6 +303,7 @@ def _sections(a: StudyAnalysis) -> list[tuple[str, str, pd.DataFrame | None]]:
             f"{a.flags['inactivity_gaps']}. Nobody is excluded.",
             a.headline,
         ),
+        *_trend_sections(a),
         *_vce_sections(a),
         *_arm_sections(a),
         *_model_sections(a),
@@ -362,6 +363,19 @@ def _acceptance_sections(a: StudyAnalysis) -> list[Section]:
             for k, e in m.predicted.items()]  # fmt: skip
     table = pd.DataFrame(rows)
     return [("RQ2: model of accepting a wrong answer", text, table)]
+
+
+def _trend_sections(a: StudyAnalysis) -> list[Section]:
+    t = a.trend
+    if t is None:
+        return []
+    text = (
+        "Each person's first, second, ... session. Trend factor per session (finished attempts; "
+        "log effort on session number with person and difficulty fixed effects, "
+        f"participant-clustered interval): do {_est(t.factor['do'])}, check "
+        f"{_est(t.factor['check'])}; below 1 means faster in later sessions."
+    )
+    return [("Session trend", text, t.by_session)]
 
 
 def _vce_sections(a: StudyAnalysis) -> list[Section]:
