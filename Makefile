@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 OUT    ?= out
 
-.PHONY: demo serve-demo test lint typecheck unit bench clean
+.PHONY: demo serve-demo test lint typecheck unit bench card-bank clean
 
 $(STAMP): pyproject.toml scripts/system-deps.sh
 	bash scripts/system-deps.sh
@@ -40,6 +40,9 @@ bench: $(STAMP)  ## every benchmark in bench/, each against its named baseline
 	$(BIN)/python bench/bench_audit.py
 	$(BIN)/python bench/bench_harness.py
 	$(BIN)/python bench/bench_analysis.py
+
+card-bank: $(STAMP)  ## grader card for the hidden tests on the whole bundled bank (minutes)
+	$(BIN)/python bench/bench_card.py
 
 clean:
 	rm -rf $(VENV) $(OUT) .mypy_cache .pytest_cache .ruff_cache

@@ -44,7 +44,7 @@ from vcost.plant import (
     plant_bank,
     prepare,
 )
-from vcost.plant._classify import _check_target, _levels, _target
+from vcost.plant._classify import _check_target, _target, code_level
 from vcost.sandbox import Sandbox
 from vcost.tasks import CodeTask, load_bank
 
@@ -81,7 +81,7 @@ def per_test_baseline(ctx: TaskContext, mutant: Mutant, sandbox: Sandbox) -> str
         outcomes=tuple(outcomes),
         ground_truth="correct" if passed == len(outcomes) else "incorrect",
     )
-    level, reason, _ = _levels(grade, ctx.tests)
+    level, reason, _ = code_level(grade, ctx.tests)
     checked = level != "discarded" or reason.startswith("between-levels")
     if checked and _check_target(task, mutant, _target(task, mutant, grade)) is not None:
         return "discarded"

@@ -129,7 +129,7 @@ def _sections(card: GraderCard) -> list[tuple[str, list[str], list[list[str]], l
                 ["digest", str(gold["digest"])[:16]],
                 ["exports logged", str(gold["exports"])],
             ],
-            [],
+            [str(n) for n in gold.get("notes", [])],
         )
     )
     out.append(
@@ -143,6 +143,11 @@ def _sections(card: GraderCard) -> list[tuple[str, list[str], list[list[str]], l
                     f"{_num(lab['kappa'])} on {lab['kappa_items']} items",
                 ],
                 ["percent agreement", _pct(lab["percent_agreement"])],
+            ]
+            + ([["label source", str(lab["label_source"])]] if "label_source" in lab else [])
+            + [
+                [f"labeller: {who.get('name', '?')}", str(who.get("what", who.get("role", "")))]
+                for who in lab.get("labellers", [])
             ]
             + [
                 [f"set aside: {s['item_id']}", f"{s['status']}: {s['reason']}"]
