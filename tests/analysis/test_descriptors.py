@@ -7,6 +7,7 @@ import math
 
 import pandas as pd
 import pytest
+from _spec_text import spec_toml
 
 from vcost.analysis import (
     analyse_study,
@@ -20,22 +21,9 @@ from vcost.spec import StudySpec
 from vcost.trace import Trace
 from vcost.trace_io import validate_trace
 
-SPEC = """\
-[study]
-name = "arms-study"
-version = "1"
-
-[cost]
-unit = "human-minutes"
-
-[verifiers]
-kind = "person"
-description = "developers"
-eligibility = "working Python"
-recruitment = "volunteers"
-
-[budget]
-mode = "arms"
+SPEC = spec_toml(
+    "arms-study",
+    budget="""mode = "arms"
 assignment = "per-episode"
 
 [[budget.arms]]
@@ -54,37 +42,8 @@ factor = 2.0
 description = "median do times"
 
 [pilot.median_do_time]
-t1 = 4.0
-
-[stopping]
-tau = 1.0
-
-[decision]
-rule = "three-state"
-q = 0.5
-interval = "clopper-pearson"
-alpha = 0.05
-
-[verdicts]
-per_answer = 3
-
-[confidence]
-levels = [0.5, 0.75, 1.0]
-
-[agreement]
-threshold = 0.667
-
-[tools]
-allowed = ["running the code"]
-
-[interface]
-description = "one answer at a time"
-
-[dataset]
-name = "bank"
-reference = "tasks/"
-ground_truth = "hidden tests"
-"""
+t1 = 4.0""",
+)
 
 REASON_A = "f([]) returns 1, should be 0"
 REASON_B = "fails on n=0"

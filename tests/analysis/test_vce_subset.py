@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from _spec_text import spec_toml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -24,58 +25,14 @@ from vcost.stats import classify_vce
 from vcost.trace import Trace
 from vcost.trace_io import validate_trace
 
-SPEC = """\
-[study]
-name = "subset-study"
-version = "1"
-
-[cost]
-unit = "human-minutes"
-
-[verifiers]
-kind = "person"
-description = "developers"
-eligibility = "working Python"
-recruitment = "volunteers"
-
-[budget]
-mode = "fixed"
-value = 10
-
-[stopping]
-tau = 1.0
-
-[decision]
-rule = "three-state"
-q = 0.5
-interval = "clopper-pearson"
-alpha = 0.05
-
-[verdicts]
-per_answer = 3
-
-[verdicts.subset]
-answers = 4
-per_answer = 6
-selection = "4 wrong answers"
-
-[confidence]
-levels = [0.5, 0.75, 1.0]
-
-[agreement]
-threshold = 0.667
-
-[tools]
-allowed = ["running the code"]
-
-[interface]
-description = "one answer at a time"
-
-[dataset]
-name = "bank"
-reference = "tasks/"
-ground_truth = "hidden tests"
-"""
+SPEC = spec_toml(
+    "subset-study",
+    budget='mode = "fixed"\nvalue = 10',
+    verdicts=(
+        "per_answer = 3\n\n[verdicts.subset]\nanswers = 4\nper_answer = 6\n"
+        'selection = "4 wrong answers"'
+    ),
+)
 
 # answer -> the outcomes of its human checks: R correct reject, A false accept (or correct
 # accept on the correct answer), T timeout, U unverifiable
