@@ -95,3 +95,22 @@ def test_every_person_checks_correct_and_wrong_answers() -> None:
         mix = checks.groupby("verifier_id")["ground_truth"].value_counts().unstack(fill_value=0)
         assert (mix["correct"] > 0).all()
         assert (mix["incorrect"] > 0).all()
+
+
+def test_realism_ratings_follow_the_declared_means_and_leave_the_trace_alone() -> None:
+    """Each person rates every answer they checked; means by kind recover ``realism_mean``
+    (a 200-person panel; rounding and clipping to 1-5 shift a mean by well under 0.15 here)."""
+    study = PanelStudy(people=200, seed=6, events=False)
+    sim = simulate_panel(study)
+    ratings = sim.ratings.merge(sim.trace.answers, on="answer_id")
+    assert set(ratings["value"]) <= {1, 2, 3, 4, 5}
+    checks = sim.trace.episodes[sim.trace.episodes["block"] == "check"]
+    assert len(sim.ratings) == len(checks[["verifier_id", "answer_id"]].drop_duplicates())
+    kind = ratings["source"].where(ratings["ground_truth"] == "incorrect", "correct")
+    means = ratings.groupby(kind)["value"].mean()
+    for name, target in study.realism_mean.items():
+        assert means[name] == pytest.approx(target, abs=0.15)
+    other = simulate_panel(dataclasses.replace(study, realism_mean={"correct": 1.0,
+                                                                    "natural": 1.0,
+                                                                    "planted": 5.0}))  # fmt: skip
+    assert other.trace.episodes.equals(sim.trace.episodes)

@@ -212,6 +212,10 @@ ASSUMPTIONS: dict[str, str] = {
     "unverifiable": "vcost assumption",
     "idle_rate": "vcost assumption (seed 003 flags activity gaps over 10 minutes)",
     "budget": "seed 003 core study: one fixed check budget of 10 minutes, do-time cap 20",
+    "realism_mean": "vcost assumption: on seed 003's 1-5 'how likely is it that an AI wrote this "
+    "exact answer' scale, planted errors rated 0.4 below natural ones (under the study's "
+    "one-point rule), correct answers highest",
+    "realism_sd": "vcost assumption",
 }
 """Where each default of :class:`PanelStudy` comes from (an assumption unless a source is named)."""
 
@@ -265,6 +269,10 @@ class PanelStudy:
     idle_rate: float = 0.02
     idle_minutes: float = 11.0
     events: bool = True
+    realism_mean: Mapping[str, float] = field(
+        default_factory=lambda: {"correct": 3.8, "natural": 3.5, "planted": 3.1}
+    )
+    realism_sd: float = 0.9
     seed: int = 0
 
 
@@ -277,6 +285,7 @@ class PanelSimulation:
     study: PanelStudy
     true_ratio: dict[str, float]
     person_ratio: pd.DataFrame
+    ratings: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     @property
     def true_overall_ratio(self) -> float:
@@ -522,7 +531,27 @@ def simulate_panel(
         }
     )
     true_ratio = {str(name): float(ratio[i]) for i, name in enumerate(s.difficulties)}
-    return PanelSimulation(trace, tasks, s, true_ratio, person_ratio)
+    ratings = _realism_ratings(episode_frame, answers, s)
+    return PanelSimulation(trace, tasks, s, true_ratio, person_ratio, ratings)
+
+
+def _realism_ratings(episodes: pd.DataFrame, answers: pd.DataFrame, s: PanelStudy) -> pd.DataFrame:
+    """After the last session each person rates every answer they checked (seed 003's realism
+    question, 1-5): a rounded normal draw around ``realism_mean`` of the answer's kind (correct,
+    or the error's source), clipped to 1-5. Drawn from its own stream: the trace is unchanged."""
+    rng = np.random.default_rng([s.seed, 1])
+    checks = episodes.loc[episodes["block"] == "check", ["verifier_id", "answer_id"]]
+    rated = checks.drop_duplicates().merge(answers, on="answer_id")
+    kind = rated["source"].where(rated["ground_truth"] == GroundTruth.INCORRECT.value, "correct")
+    fallback = float(np.mean(list(s.realism_mean.values())))  # a kind with no declared mean
+    mean = kind.map(dict(s.realism_mean)).astype(float).fillna(fallback)
+    value = np.clip(np.rint(rng.normal(mean.to_numpy(), s.realism_sd)), 1, 5)
+    return pd.DataFrame({
+        "rating_id": [f"syn-r{i:05d}" for i in range(len(rated))],
+        "rater_id": rated["verifier_id"].to_numpy(), "answer_id": rated["answer_id"].to_numpy(),
+        "task_id": rated["task_id"].to_numpy(), "scale": "ai_written_1_5",
+        "value": value.astype(int),
+    })  # fmt: skip
 
 
 def _given_answers(answers: pd.DataFrame, task_ids: Sequence[str]) -> pd.DataFrame:

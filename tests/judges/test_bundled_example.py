@@ -55,5 +55,6 @@ def test_demo_study_report_puts_people_and_ai_checkers_on_the_same_answers(
     assert names == {"demo-strong", "demo-weak", "demo-checker-1", "demo-checker-2"}
     trace = read_trace(folder / "trace", confidence_levels=None)
     assert set(trace.answers["answer_id"]) == {a["answer_id"] for a in selection["answers"]}
+    assert numbers["realism"]["report_separately"] is not None  # simulated ratings compared
     assert "study report" in output.getvalue()
     assert (folder / "report.html").stat().st_size > 0

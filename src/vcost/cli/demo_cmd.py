@@ -152,6 +152,7 @@ def _study_report(console: Console, out: Path, reps: int) -> None:
     tasks = pd.DataFrame({"task_id": task_ids, "difficulty": [difficulty[t] for t in task_ids]})
     sim = simulate_panel(PanelStudy(people=4, seed=spec.seed or 0), tasks=tasks, answers=answers)
     write_trace(sim.trace, folder / "trace", format="csv", overwrite=True)
+    sim.ratings.to_csv(folder / "ratings.csv", index=False)
     console.print(f"[bold]panel[/] {len(sim.trace.episodes)} synthetic do and check episodes "
                   f"(4 simulated people, {len(tasks)} bundled tasks, the {len(answers)} answers "
                   f"of step 3) -> {folder / 'trace'}")  # fmt: skip
@@ -162,7 +163,7 @@ def _study_report(console: Console, out: Path, reps: int) -> None:
                  *JudgmentLog(ai / "judgments.jsonl").judgments("standard")]  # fmt: skip
     analysis = analyse_study(
         sim.trace, spec=spec, difficulty=labels, reps=min(reps, 400), ai_checks=ai_checks,
-        models=models, model_log=model_log,
+        models=models, model_log=model_log, realism=sim.ratings,
     )  # fmt: skip
     paths = render_study(analysis, folder, label=LABEL)
     if analysis.ratio is not None:
@@ -206,9 +207,10 @@ def demo(ctx: click.Context, out: Path, reps: int, serve_after: bool) -> None:
     5. Simulates a 4-person core-study panel (SYNTHETIC people) that does the 12 bundled tasks
     of step 3 and checks the same selected answers (graded in the sandbox; natural and planted
     errors) the AI checkers judged; runs the pre-registered analysis with the core-study spec,
-    people and AI checkers together (RQ1-RQ4), and writes the report:
-    OUT/study-report/report.html (self-contained, plots inline), report.md and numbers.json,
-    with the simulated trace in OUT/study-report/trace.
+    people and AI checkers together (RQ1-RQ4, with the panel's simulated realism ratings), and
+    writes the report: OUT/study-report/report.html (self-contained, plots inline), report.md
+    and numbers.json, with the simulated trace in OUT/study-report/trace and the ratings in
+    ratings.csv.
 
     6. With --serve: writes a demo study to OUT/harness-demo and serves the web harness on
     http://127.0.0.1:8000 (participant, walkthrough and admin links printed).
