@@ -20,14 +20,57 @@ The design, the rules and what is left: docs/harness.md.
 
 from __future__ import annotations
 
-from vcost.harness._admin import StudyStatus, study_status
-from vcost.harness._app import COOKIE, create_app, crowd_url, expire_due, invitation_url
-from vcost.harness._bots import BotReport, BotSettings, mint_bot_logins, run_bots
-from vcost.harness._demo import demo_answers, make_demo_study
-from vcost.harness._export import export_study
-from vcost.harness._serve import app_from_env, open_study, prepare_store
-from vcost.harness._state import ClientEvent, Harness, Item, Participant, Step, hash_token
-from vcost.harness._study import HarnessSettings, StudyMaterial
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from vcost.harness._admin import StudyStatus, study_status
+    from vcost.harness._app import COOKIE, create_app, crowd_url, expire_due, invitation_url
+    from vcost.harness._bots import BotReport, BotSettings, mint_bot_logins, run_bots
+    from vcost.harness._demo import demo_answers, make_demo_study
+    from vcost.harness._export import export_study
+    from vcost.harness._serve import app_from_env, open_study, prepare_store
+    from vcost.harness._state import ClientEvent, Harness, Item, Participant, Step, hash_token
+    from vcost.harness._study import HarnessSettings, StudyMaterial
+
+#: Loaded on first use: importing ``vcost.harness._export`` (the release does) must not pay for
+#: the web application.
+_LAZY = {
+    "BotReport": "vcost.harness._bots",
+    "BotSettings": "vcost.harness._bots",
+    "COOKIE": "vcost.harness._app",
+    "ClientEvent": "vcost.harness._state",
+    "Harness": "vcost.harness._state",
+    "HarnessSettings": "vcost.harness._study",
+    "Item": "vcost.harness._state",
+    "Participant": "vcost.harness._state",
+    "Step": "vcost.harness._state",
+    "StudyMaterial": "vcost.harness._study",
+    "StudyStatus": "vcost.harness._admin",
+    "app_from_env": "vcost.harness._serve",
+    "create_app": "vcost.harness._app",
+    "crowd_url": "vcost.harness._app",
+    "demo_answers": "vcost.harness._demo",
+    "expire_due": "vcost.harness._app",
+    "export_study": "vcost.harness._export",
+    "hash_token": "vcost.harness._state",
+    "invitation_url": "vcost.harness._app",
+    "make_demo_study": "vcost.harness._demo",
+    "mint_bot_logins": "vcost.harness._bots",
+    "open_study": "vcost.harness._serve",
+    "prepare_store": "vcost.harness._serve",
+    "run_bots": "vcost.harness._bots",
+    "study_status": "vcost.harness._admin",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "COOKIE",
