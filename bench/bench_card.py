@@ -621,8 +621,8 @@ def run_pipeline(
         log.unlink(missing_ok=True)
         adjudication = adjudicate(gold, rows, level=policy.label_level, log=log)
     with steps.step("verifier", total=len(gold.items)) as advance:
-        verifier = ParallelVerifier(
-            HiddenTestVerifier(by_id, sandbox=sandbox), workers=workers, advance=advance
+        verifier = HiddenTestVerifier(
+            by_id, sandbox=sandbox, workers=workers, progress=lambda: advance(1)
         )
         run = run_verifier(verifier, gold.items, gold_digest=gold.digest())
         run.write(out / "run.jsonl")
@@ -632,7 +632,9 @@ def run_pipeline(
         )
     with steps.step("audit", total=exploit_budget) as advance:
         audit = exploit_audit(
-            ParallelVerifier(verifier.inner, workers=workers, advance=advance),
+            ParallelVerifier(
+                HiddenTestVerifier(by_id, sandbox=sandbox), workers=workers, advance=advance
+            ),
             gold,
             ScriptedAttacker(TEST_SUITE_STRATEGIES),
             budget=exploit_budget,

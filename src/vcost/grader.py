@@ -24,7 +24,7 @@ from vcost.grading import CodeGrade, CodeJob, DataGrade, grade_batch, grade_data
 from vcost.sandbox import Sandbox
 from vcost.tasks import CodeTask, DataTask, Task
 
-__all__ = ["Answer", "AnswerGrade", "grade_answers", "read_answers"]
+__all__ = ["Answer", "AnswerGrade", "grade_answers", "read_answers", "reference_limits"]
 
 _FIELDS = ("answer_id", "task_id", "code")
 
@@ -125,7 +125,7 @@ def read_answers(path: str | Path) -> list[Answer]:
     return answers
 
 
-def _reference_limits(task: CodeTask, sandbox: Sandbox) -> list[float]:
+def reference_limits(task: CodeTask, sandbox: Sandbox) -> list[float]:
     """Per-test time limits for ``task``, scaled from its reference's own run."""
     runs = sandbox.call(task.reference, task.entry_point, [t.args for t in task.tests])
     return time_limits([r.elapsed_ms for r in runs])
@@ -216,7 +216,7 @@ def grade_answers(
         limits = dict(
             zip(
                 [t.id for t in needed],
-                pool.map(lambda t: _reference_limits(t, sandbox), needed),
+                pool.map(lambda t: reference_limits(t, sandbox), needed),
                 strict=True,
             )
         )

@@ -20,14 +20,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from vcost.errors import InputError, VcostError
-from vcost.grading import grade_code, grade_data
+from vcost.grader import reference_limits
+from vcost.grading import CodeGrade, CodeJob, grade_batch, grade_data
 from vcost.reliability._gold import GoldItem
 from vcost.sandbox import Sandbox
 from vcost.tasks import CodeTask, Task
@@ -335,11 +336,27 @@ def _tests_hash(tasks: Mapping[str, Task]) -> str:
 
 
 class HiddenTestVerifier:
-    """vcost's hidden-test verifier: accept iff every hidden test passes (in the sandbox)."""
+    """vcost's hidden-test verifier: accept iff every hidden test passes (in the sandbox).
 
-    def __init__(self, tasks: Mapping[str, Task], *, sandbox: Sandbox, version: str = "") -> None:
+    Code answers are graded as `vcost grade` grades them: per-test time limits scaled from the
+    task's reference (measured once per task), ``workers`` warm sandboxes at a time;
+    ``progress()`` is called once per item graded.
+    """
+
+    def __init__(
+        self,
+        tasks: Mapping[str, Task],
+        *,
+        sandbox: Sandbox,
+        version: str = "",
+        workers: int | None = None,
+        progress: Callable[[], None] | None = None,
+    ) -> None:
         self.tasks = dict(tasks)
         self.sandbox = sandbox
+        self.workers = workers
+        self.progress = progress or (lambda: None)
+        self._limits: dict[str, list[float]] = {}
         self._identity = VerifierIdentity(
             name="vcost-hidden-tests",
             kind="test-suite",
@@ -352,27 +369,28 @@ class HiddenTestVerifier:
     def identity(self) -> VerifierIdentity:
         return self._identity
 
+    def _code_verdict(self, item: GoldItem, grade: CodeGrade) -> Verdict:
+        detail = f"{grade.passed}/{grade.total} hidden tests passed"
+        if grade.failed_tags:
+            detail += f"; failed tags: {', '.join(grade.failed_tags)}"
+        verdict: Literal["accept", "reject"] = (
+            "accept" if grade.ground_truth == "correct" else "reject"
+        )
+        return Verdict(item.item_id, verdict, None, detail)
+
+    def _job(self, task: CodeTask, output: str) -> CodeJob:
+        if task.id not in self._limits:
+            self._limits[task.id] = reference_limits(task, self.sandbox)
+        tests = [t.to_json() for t in task.tests]
+        return CodeJob(output, task.entry_point, tests, task.float_tolerance, self._limits[task.id])
+
     def _one(self, item: GoldItem) -> Verdict:
         task = self.tasks.get(item.task_id)
         if task is None:
             return Verdict(item.item_id, "abstain", None, f"no hidden tests for {item.task_id}")
         if isinstance(task, CodeTask):
-            grade = grade_code(
-                item.output,
-                task.entry_point,
-                [t.to_json() for t in task.tests],
-                sandbox=self.sandbox,
-                float_tolerance=task.float_tolerance,
-            )
-            detail = f"{grade.passed}/{grade.total} hidden tests passed"
-            if grade.failed_tags:
-                detail += f"; failed tags: {', '.join(grade.failed_tags)}"
-            return Verdict(
-                item.item_id,
-                "accept" if grade.ground_truth == "correct" else "reject",
-                None,
-                detail,
-            )
+            (grade,) = grade_batch([self._job(task, item.output)], sandbox=self.sandbox, workers=1)
+            return self._code_verdict(item, grade)
         data = grade_data(
             item.output,
             csv=task.csv,
@@ -388,7 +406,27 @@ class HiddenTestVerifier:
         )
 
     def run(self, items: Sequence[GoldItem]) -> list[Verdict]:
-        return [self._one(i) for i in items]
+        code = [
+            (n, item, task)
+            for n, item in enumerate(items)
+            if isinstance(task := self.tasks.get(item.task_id), CodeTask)
+        ]
+        grades = grade_batch(
+            [self._job(task, item.output) for _, item, task in code],
+            sandbox=self.sandbox,
+            workers=self.workers,
+            progress=lambda _n, _g: self.progress(),
+        )
+        graded = {
+            n: self._code_verdict(item, g) for (n, item, _), g in zip(code, grades, strict=True)
+        }
+        verdicts = []
+        for n, item in enumerate(items):
+            if n not in graded:
+                graded[n] = self._one(item)
+                self.progress()
+            verdicts.append(graded[n])
+        return verdicts
 
 
 # ---------------------------------------------------------------------------- LLM judges
