@@ -114,3 +114,15 @@ def test_realism_ratings_follow_the_declared_means_and_leave_the_trace_alone() -
                                                                     "natural": 1.0,
                                                                     "planted": 5.0}))  # fmt: skip
     assert other.trace.episodes.equals(sim.trace.episodes)
+
+
+def test_every_session_holds_a_correct_and_a_wrong_check() -> None:
+    """Seed 003: each session mixes correct and wrong answers to check (sessions of 3 pairs)."""
+    from vcost.analysis import attempt_table
+
+    for people, seed in ((4, 0), (8, 3), (20, 7)):
+        sim = simulate_panel(PanelStudy(people=people, seed=seed, events=False))
+        att = attempt_table(sim.trace)
+        checks = att[att["block"] == "check"]
+        kinds = checks.groupby(["verifier_id", "session"])["ground_truth"].nunique()
+        assert (kinds == 2).all()

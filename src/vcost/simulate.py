@@ -417,7 +417,7 @@ def simulate_panel(
     events: list[dict[str, object]] = []
     day0 = pd.Timestamp("2027-03-01T09:00:00Z")
     for p in range(s.people):
-        order = rng.permutation(n_pairs)
+        order = _mixed_sessions(rng.permutation(n_pairs), p, s.people)
         for k, start in enumerate(range(0, n_pairs, s.pairs_per_session)):
             session_pairs = order[start : start + s.pairs_per_session]
             do_first = (k + p) % 2 == 0
@@ -458,7 +458,7 @@ def simulate_panel(
                 else:
                     # a task's checkers (people of one parity) alternate correct and wrong, and
                     # so does each person across pairs
-                    wrong = (p // 2 + pair) % 2 == 1 if s.people > 1 else rng.random() < 0.5
+                    wrong = _checks_wrong(p, pair) if s.people > 1 else rng.random() < 0.5
                     key = (str(task_ids[t]), bool(wrong))
                     choices = pool[key]
                     answer = choices[taken.get(key, 0) % len(choices)]
@@ -552,6 +552,25 @@ def _realism_ratings(episodes: pd.DataFrame, answers: pd.DataFrame, s: PanelStud
         "task_id": rated["task_id"].to_numpy(), "scale": "ai_written_1_5",
         "value": value.astype(int),
     })  # fmt: skip
+
+
+def _checks_wrong(person: int, pair: int) -> bool:
+    """Whether ``person`` checks the wrong answer of ``pair`` (panels of 2 or more)."""
+    return (person // 2 + pair) % 2 == 1
+
+
+def _mixed_sessions(order: np.ndarray, person: int, people: int) -> np.ndarray:
+    """The person's pairs in ``order`` (random), rearranged so wrong and correct checks
+    alternate: every session of two or more pairs then holds both (seed 003: each session has
+    correct and wrong answers to check). One person's checks are drawn at random instead."""
+    if people < 2:
+        return order
+    wrong = [q for q in order if _checks_wrong(person, int(q))]
+    right = [q for q in order if not _checks_wrong(person, int(q))]
+    first, second = (wrong, right) if len(wrong) >= len(right) else (right, wrong)
+    mixed = [q for pair in zip(first, second, strict=False) for q in pair]
+    mixed += first[len(second) :] + second[len(first) :]
+    return np.asarray(mixed, dtype=order.dtype)
 
 
 def _given_answers(answers: pd.DataFrame, task_ids: Sequence[str]) -> pd.DataFrame:
