@@ -67,7 +67,7 @@ def test_censored_model_recovers_ratio_that_naive_averaging_biases() -> None:
     sim = simulate_panel(study)
     att = attempt_table(sim.trace, difficulty=_difficulty(sim))
     hard = att[att["difficulty"] == "hard"]
-    assert hard.loc[hard["block"] == "check", "censored"].mean() > 0.5
+    assert hard.loc[hard["block"] == "check", "censored"].mean() >= 0.5  # half or more timed out
     naive = float(
         np.exp(np.log(hard.loc[hard["block"] == "check", "effort"]).mean()
                - np.log(hard.loc[hard["block"] == "do", "effort"]).mean())

@@ -240,8 +240,9 @@ def _sections(a: StudyAnalysis) -> list[tuple[str, str, pd.DataFrame | None]]:
     if r is not None:
         ratio_text = (
             f"Overall verification ratio (censored log-normal AFT, geometric mean over difficulty "
-            f"labels): {_est(r.overall)}; 95% interval from the two-way cluster bootstrap over "
-            f"{r.resample} ({r.replicates} replicates). {r.censored} of {r.attempts} attempts "
+            f"labels): {_est(r.overall)}; 95% interval from the cluster bootstrap over "
+            f"{r.resample} ({r.replicates} replicates; standard error with a few-cluster "
+            f"correction). {r.censored} of {r.attempts} attempts "
             f"timed out (censored). Weibull AFT sensitivity: {_fmt(r.weibull_overall)}."
         )
         ratio_table = pd.DataFrame(
