@@ -84,6 +84,19 @@ class SelectedAnswer:
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    def trace_row(self) -> dict[str, Any]:
+        """The answer as a row of the trace's answers table (role ``model``)."""
+        return {
+            "answer_id": self.answer_id,
+            "task_id": self.task_id,
+            "model_id": self.model,
+            "ground_truth": self.ground_truth,
+            "role": "model",
+            "source": self.source,
+            "error_level": self.error_level,
+            "error_type": self.error_type,
+        }
+
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> SelectedAnswer:
         names = set(cls.__dataclass_fields__)

@@ -144,10 +144,7 @@ def _study_report(console: Console, out: Path, reps: int) -> None:
         selection = read_selection(example / "selection.json")
         models = load_models(example / "models.toml")
     difficulty = {t.id: t.difficulty for t in load_bank(BUNDLED_BANK)}
-    fields = ("answer_id", "task_id", "ground_truth", "source", "error_level", "error_type")
-    answers = pd.DataFrame(
-        [{"model_id": a.model, **{f: getattr(a, f) for f in fields}} for a in selection.answers]
-    )
+    answers = pd.DataFrame([a.trace_row() for a in selection.answers])
     task_ids = sorted(set(answers["task_id"]), key=lambda t: (difficulty[t], t))
     tasks = pd.DataFrame({"task_id": task_ids, "difficulty": [difficulty[t] for t in task_ids]})
     sim = simulate_panel(PanelStudy(people=4, seed=spec.seed or 0), tasks=tasks, answers=answers)

@@ -1109,14 +1109,7 @@ class Harness:
             "answer_id",
             [
                 {
-                    "answer_id": a.answer_id,
-                    "task_id": a.task_id,
-                    "model_id": a.model,
-                    "ground_truth": a.ground_truth,
-                    "role": "model",
-                    "source": a.source,
-                    "error_level": a.error_level,
-                    "error_type": a.error_type,
+                    **a.trace_row(),
                     "spec_hash": self.material.spec_hash,
                     "created_at": now,
                 }

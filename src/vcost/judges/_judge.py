@@ -298,19 +298,7 @@ def _id(*parts: object) -> str:
 
 
 def _answers_frame(selection: Selection) -> pd.DataFrame:
-    rows = [
-        {
-            "answer_id": a.answer_id,
-            "task_id": a.task_id,
-            "model_id": a.model,
-            "ground_truth": a.ground_truth,
-            "role": "model",
-            "source": a.source,
-            "error_level": a.error_level,
-            "error_type": a.error_type,
-        }
-        for a in selection.answers
-    ]
+    rows = [a.trace_row() for a in selection.answers]
     return pd.DataFrame(rows, columns=[c.name for c in ANSWER_COLUMNS])
 
 
