@@ -11,7 +11,6 @@ answer states).
 from __future__ import annotations
 
 import csv
-import json
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -21,6 +20,7 @@ from typing import Any
 
 from vcost.errors import InputError
 from vcost.grading import CodeGrade, CodeJob, DataGrade, grade_batch, grade_data, time_limits
+from vcost.jsonl_log import json_objects
 from vcost.sandbox import Sandbox
 from vcost.tasks import CodeTask, DataTask, Task
 
@@ -105,15 +105,7 @@ def read_answers(path: str | Path) -> list[Answer]:
             for row in reader:
                 answers.append(_answer(row, source, reader.line_num))
     else:
-        for number, text in enumerate(source.read_text(encoding="utf-8").splitlines(), 1):
-            if not text.strip():
-                continue
-            try:
-                row = json.loads(text)
-            except json.JSONDecodeError as error:
-                raise InputError(f"not JSON: {error.msg}", source=source, line=number) from None
-            if not isinstance(row, dict):
-                raise InputError("each line must be a JSON object", source=source, line=number)
+        for number, row in json_objects(source, not_object="each line must be a JSON object"):
             answers.append(_answer(row, source, number))
     seen: set[str] = set()
     for a in answers:

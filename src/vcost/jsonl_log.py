@@ -23,10 +23,29 @@ from typing import Any, BinaryIO
 
 from vcost.errors import InputError
 
-__all__ = ["JsonlLog", "KeyOf"]
+__all__ = ["JsonlLog", "KeyOf", "json_objects"]
 
 KeyOf = Callable[[dict[str, Any]], str]
 """Returns a record's key, or raises ValueError/KeyError/TypeError for a malformed record."""
+
+
+def json_objects(
+    path: Path, *, text: str | None = None, not_object: str = "a line must be a JSON object"
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) for each non-blank line of a JSON-lines input file (``text``: its
+    contents, if already read); a line that is not JSON, or not an object (``not_object`` says
+    what it must be), is an :class:`~vcost.errors.InputError` naming the file and line."""
+    lines = (path.read_text(encoding="utf-8") if text is None else text).splitlines()
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise InputError(f"not JSON: {error.msg}", source=path, line=number) from None
+        if not isinstance(record, dict):
+            raise InputError(not_object, source=path, line=number)
+        yield number, record
 
 
 class JsonlLog:

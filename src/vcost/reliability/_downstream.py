@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +27,7 @@ from typing import Any, Literal
 from scipy.stats import binomtest
 
 from vcost.errors import InputError
+from vcost.jsonl_log import json_objects
 from vcost.reliability._labels import Adjudication
 from vcost.reliability._verifiers import Verdict, VerifierRun
 from vcost.stats import PPIMean, clopper_pearson, ppi_mean
@@ -267,18 +267,9 @@ def read_escalations(path: str | Path, *, run: VerifierRun | None = None) -> dic
         for record in reader:
             rows.append((reader.line_num, dict(record)))
     else:
-        for number, line in enumerate(text.splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise InputError(f"not JSON: {error.msg}", source=p, line=number) from None
-            if not isinstance(record, dict):
-                raise InputError(
-                    "a line is a JSON object with item_id (and escalated)", source=p, line=number
-                )
-            rows.append((number, record))
+        rows += json_objects(
+            p, text=text, not_object="a line is a JSON object with item_id (and escalated)"
+        )
     known = None if run is None else {v.item_id for v in run.verdicts}
     out: dict[str, bool] = {}
     for number, record in rows:

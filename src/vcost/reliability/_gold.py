@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from vcost.errors import InputError
+from vcost.jsonl_log import json_objects
 
 __all__ = [
     "CANARY_PREFIX",
@@ -250,15 +251,7 @@ def read_gold(path: str | Path, *, name: str | None = None, task_class: str = ""
             for row, record in enumerate(reader, start=1):
                 items.append(_item(record, source=str(p), row=row, line=reader.line_num))
     else:
-        for number, text in enumerate(p.read_text(encoding="utf-8").splitlines(), start=1):
-            if not text.strip():
-                continue
-            try:
-                record = json.loads(text)
-            except json.JSONDecodeError as error:
-                raise InputError(f"not JSON: {error.msg}", source=p, line=number) from None
-            if not isinstance(record, dict):
-                raise InputError("a line must be a JSON object", source=p, line=number)
+        for number, record in json_objects(p):
             if "gold_set" in record and not items:
                 header = record
                 continue

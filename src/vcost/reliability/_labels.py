@@ -42,6 +42,7 @@ from typing import Any, Literal, get_args
 import numpy as np
 
 from vcost.errors import InputError
+from vcost.jsonl_log import json_objects
 from vcost.reliability._gold import GoldSet
 from vcost.stats import cohen_kappa
 
@@ -178,15 +179,7 @@ def read_labels(paths: str | Path | Iterable[str | Path]) -> list[LabelRow]:
                 for number, record in enumerate(reader, start=1):
                     rows.append(_row(record, source=str(p), line=reader.line_num, row=number))
         else:
-            for number, text in enumerate(p.read_text(encoding="utf-8").splitlines(), start=1):
-                if not text.strip():
-                    continue
-                try:
-                    record = json.loads(text)
-                except json.JSONDecodeError as error:
-                    raise InputError(f"not JSON: {error.msg}", source=p, line=number) from None
-                if not isinstance(record, dict):
-                    raise InputError("a line must be a JSON object", source=p, line=number)
+            for number, record in json_objects(p):
                 leaked = _FORBIDDEN & {k.lower() for k in record}
                 if leaked:
                     raise InputError(
