@@ -1,0 +1,222 @@
+"""The harness's plumbing on a store: transactions, insert-once, and the shared reads.
+
+Every state change is conditional, so two web workers or a retry cannot apply it twice
+(the rules are listed in :mod:`vcost.harness._state`).
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection, RowMapping
+
+from vcost.harness._records import (
+    Clock,
+    HarnessAccessError,
+    Item,
+    Participant,
+    _now,
+)
+from vcost.harness._study import StudyMaterial
+from vcost.store import Store
+from vcost.store import _schema as s
+
+
+class HarnessBase:
+    """The store, the study material and the clock; reads every other part shares."""
+
+    def __init__(self, store: Store, material: StudyMaterial, *, clock: Clock | None = None):
+        self.store = store
+        self.material = material
+        self.clock: Clock = clock or _now
+
+    # -- plumbing ----------------------------------------------------------------------------
+
+    @contextmanager
+    def _write(self) -> Iterator[Connection]:
+        with self.store.engine.connect() as conn:
+            conn.execution_options(vcost_write=True)
+            with conn.begin():
+                yield conn
+
+    @contextmanager
+    def _read(self) -> Iterator[Connection]:
+        with self.store.engine.connect() as conn, conn.begin():
+            yield conn
+
+    @staticmethod
+    def _insert_new(
+        conn: Connection, table: sa.Table, key: str, rows: Sequence[Mapping[str, Any]]
+    ) -> int:
+        """Insert the rows whose ``key`` is not stored yet (ON CONFLICT DO NOTHING); count them."""
+        if not rows:
+            return 0
+        ids = [r[key] for r in rows]
+        have = set(conn.execute(sa.select(table.c[key]).where(table.c[key].in_(ids))).scalars())
+        fresh: dict[Any, Mapping[str, Any]] = {}
+        for r in rows:
+            if r[key] not in have and r[key] not in fresh:
+                fresh[r[key]] = r
+        if not fresh:
+            return 0
+        if conn.dialect.name == "postgresql":
+            from sqlalchemy.dialects.postgresql import insert as pg_insert
+
+            conn.execute(
+                pg_insert(table).on_conflict_do_nothing(index_elements=[key]), list(fresh.values())
+            )
+        else:
+            from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+            conn.execute(
+                sqlite_insert(table).on_conflict_do_nothing(index_elements=[key]),
+                list(fresh.values()),
+            )
+        return len(fresh)
+
+    # -- settings ----------------------------------------------------------------------------
+
+    def secret(self) -> bytes:
+        """The signing secret shared by every web worker (made once, kept in the store)."""
+        t = s.harness_settings
+        with self._read() as conn:
+            value = conn.execute(sa.select(t.c.value).where(t.c.key == "secret")).scalar()
+        if value is None:
+            with self._write() as conn:
+                self._insert_new(
+                    conn,
+                    t,
+                    "key",
+                    [{"key": "secret", "value": secrets.token_hex(32), "created_at": _now()}],
+                )
+                value = conn.execute(sa.select(t.c.value).where(t.c.key == "secret")).scalar_one()
+        return bytes.fromhex(str(value))
+
+    # -- shared reads and writes -------------------------------------------------------------
+
+    def _set_stage(
+        self,
+        conn: Connection,
+        participant_id: str,
+        stage: str,
+        *,
+        expect: Sequence[str] | None = None,
+        **values: Any,
+    ) -> bool:
+        t = s.harness_participants
+        query = t.update().where(t.c.participant_id == participant_id)
+        if expect is not None:
+            query = query.where(t.c.stage.in_(list(expect)))
+        result = conn.execute(query.values(stage=stage, updated_at=self.clock(), **values))
+        return bool(result.rowcount)
+
+    def respond(
+        self,
+        p: Participant,
+        kind: str,
+        value: Any,
+        *,
+        session_index: int | None = None,
+        conn: Connection | None = None,
+    ) -> bool:
+        """Record a response (consent, screening, questionnaire, debrief) once."""
+        suffix = "" if session_index is None else str(session_index)
+        row = {
+            "response_id": f"{p.participant_id}/{kind}/{suffix}",
+            "participant_id": p.participant_id,
+            "session_index": session_index,
+            "kind": kind,
+            "value": value,
+            "created_at": self.clock(),
+        }
+        if conn is not None:
+            return bool(self._insert_new(conn, s.harness_responses, "response_id", [row]))
+        with self._write() as c:
+            return bool(self._insert_new(c, s.harness_responses, "response_id", [row]))
+
+    def responses(self, p: Participant) -> dict[str, Any]:
+        t = s.harness_responses
+        with self._read() as conn:
+            rows = conn.execute(
+                sa.select(t.c.response_id, t.c.value).where(t.c.participant_id == p.participant_id)
+            ).all()
+        return {str(r[0]).split("/", 1)[1]: r[1] for r in rows}
+
+    def realism_answers(self, p: Participant) -> list[tuple[str, str]]:
+        """(answer id, why) to rate: spare-task answers; fewer than 4: answers to tasks done."""
+        count = self.material.settings.realism_count
+        spare = list(self.material.realism)[:count]
+        if len(spare) >= 4 or count == 0:
+            return [(a.answer_id, "spare") for a in spare]
+        done = {a.task_id for a in self.material.assignments_of(p.plays_as) if a.block == "do"}
+        extra = [a for a in self.material.answers.values() if a.task_id in done]
+        rated = [(a.answer_id, "spare") for a in spare]
+        rated += [(a.answer_id, "done-task") for a in extra[: count - len(rated)]]
+        return rated
+
+    # -- the plan: sessions after moves ------------------------------------------------------
+
+    def plan(self, p: Participant, *, conn: Connection | None = None) -> dict[int, list[str]]:
+        """Session index -> assignment ids in order, after pairs moved at hard stops."""
+        sessions: dict[int, list[str]] = {}
+        for a in self.material.assignments_of(p.plays_as):
+            sessions.setdefault(a.session, []).append(a.assignment_id)
+        t = s.harness_moves
+        query = sa.select(t).where(t.c.participant_id == p.participant_id).order_by(t.c.seq)
+        if conn is None:
+            with self._read() as c:
+                moves = c.execute(query).mappings().all()
+        else:
+            moves = conn.execute(query).mappings().all()
+        for m in moves:
+            source = sessions.get(m["from_session"], [])
+            if m["assignment_id"] in source:
+                source.remove(m["assignment_id"])
+            if m["to_session"] is not None:
+                sessions.setdefault(m["to_session"], []).append(m["assignment_id"])
+        return {k: v for k, v in sorted(sessions.items()) if v}
+
+    def items(self, p: Participant, *, conn: Connection | None = None) -> dict[str, Item]:
+        t = s.harness_items
+        query = sa.select(t).where(t.c.participant_id == p.participant_id).order_by(t.c.seq)
+        if conn is None:
+            with self._read() as c:
+                rows = c.execute(query).mappings().all()
+        else:
+            rows = conn.execute(query).mappings().all()
+        return {r["assignment_id"]: Item.of(r) for r in rows}
+
+    def session_row(
+        self, p: Participant, index: int, *, conn: Connection | None = None
+    ) -> RowMapping | None:
+        t = s.harness_sessions
+        query = sa.select(t).where(t.c.session_key == f"{p.participant_id}/{index}")
+        if conn is None:
+            with self._read() as c:
+                return c.execute(query).mappings().first()
+        return conn.execute(query).mappings().first()
+
+    def participant_by_id_in(self, conn: Connection, participant_id: str) -> Participant:
+        t = s.harness_participants
+        row = conn.execute(sa.select(t).where(t.c.participant_id == participant_id)).mappings()
+        return Participant.of(row.one())
+
+    def _item(self, conn: Connection, item_id: str, *, lock: bool = False) -> Item | None:
+        t = s.harness_items
+        query = sa.select(t).where(t.c.item_id == item_id)
+        if lock and conn.dialect.name == "postgresql":
+            query = query.with_for_update()
+        row = conn.execute(query).mappings().first()
+        return Item.of(row) if row is not None else None
+
+    def item_of(self, p: Participant, item_id: str) -> Item:
+        """The participant's own item; :class:`HarnessAccessError` for anyone else's."""
+        with self._read() as conn:
+            item = self._item(conn, item_id)
+        if item is None or item.participant_id != p.participant_id:
+            raise HarnessAccessError(item_id)
+        return item

@@ -1,0 +1,235 @@
+"""Activity on an open item: drafts, runs, client event batches and server events.
+
+Acknowledged means committed: a batch is answered only after its transaction committed, and
+stored once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from vcost.harness._base import HarnessBase
+from vcost.harness._records import (
+    ClientEvent,
+    HarnessAccessError,
+    Item,
+    Participant,
+)
+from vcost.store import _schema as s
+
+
+class HarnessEvents(HarnessBase):
+    """Drafts, runs and events of an item; the trace rows an episode refers to."""
+
+    # -- working on an item ------------------------------------------------------------------
+
+    def save_draft(
+        self, p: Participant, item_id: str, draft: str | None, tests: str | None
+    ) -> bool:
+        """Keep the participant's code and own tests (only while the item is open)."""
+        t = s.harness_items
+        values: dict[str, Any] = {}
+        if draft is not None:
+            values["draft"] = draft
+        if tests is not None:
+            values["tests"] = tests
+        if not values:
+            return False
+        with self._write() as conn:
+            result = conn.execute(
+                t.update()
+                .where(
+                    t.c.item_id == item_id,
+                    t.c.participant_id == p.participant_id,
+                    t.c.ended_at.is_(None),
+                    t.c.deadline_at > self.clock(),
+                )
+                .values(**values)
+            )
+        return bool(result.rowcount)
+
+    def runs_since(self, p: Participant, since: datetime) -> int:
+        t = s.harness_events
+        with self._read() as conn:
+            return int(
+                conn.execute(
+                    sa.select(sa.func.count())
+                    .select_from(t)
+                    .where(
+                        t.c.participant_id == p.participant_id,
+                        t.c.kind == "run",
+                        t.c.created_at >= since,
+                    )
+                ).scalar_one()
+            )
+
+    def record_run(
+        self, p: Participant, item_id: str | None, payload: Mapping[str, Any], *, run_id: str
+    ) -> None:
+        """A code run is activity: recorded by the server, with its counts (never the code)."""
+        now = self.clock()
+        with self._write() as conn:
+            offset = None
+            if item_id is not None:
+                item = self._item(conn, item_id, lock=True)
+                if item is None or item.participant_id != p.participant_id:
+                    raise HarnessAccessError(item_id)
+                offset = item.elapsed_ms(now)
+            self._server_event(conn, p, item_id, "run", now, offset, payload, suffix=run_id)
+
+    def _server_event(
+        self,
+        conn: Connection,
+        p: Participant,
+        item_id: str | None,
+        kind: str,
+        at: datetime,
+        offset_ms: int | None,
+        payload: Mapping[str, Any],
+        *,
+        suffix: str = "",
+    ) -> None:
+        event_id = f"{item_id or p.participant_id}/server-{kind}{'-' + suffix if suffix else ''}"
+        row = {
+            "event_id": event_id,
+            "participant_id": p.participant_id,
+            "item_id": item_id,
+            "batch_id": None,
+            "at": at,
+            "offset_ms": offset_ms,
+            "kind": kind,
+            "payload": {**payload, "source": "server"},
+            "created_at": at,
+        }
+        self._insert_new(conn, s.harness_events, "event_id", [row])
+        if item_id is not None:
+            item = self._item(conn, item_id)
+            if item is not None and item.episode_id is not None:
+                self._copy_events(conn, item)
+
+    def add_events(
+        self, p: Participant, batch_id: str, item_id: str | None, events: Sequence[ClientEvent]
+    ) -> tuple[int, bool]:
+        """Store a batch of client events once; (events added, batch seen before)."""
+        now = self.clock()
+        with self._write() as conn:
+            seen = conn.execute(
+                sa.select(s.harness_batches.c.participant_id).where(
+                    s.harness_batches.c.batch_id == f"{p.participant_id}/{batch_id}"
+                )
+            ).first()
+            if seen is not None:
+                return 0, True
+            item = None
+            if item_id is not None:
+                item = self._item(conn, item_id, lock=True)
+                if item is None or item.participant_id != p.participant_id:
+                    raise HarnessAccessError(item_id)
+            rows = []
+            for e in events:
+                offset = e.offset_ms
+                if item is not None:
+                    # the server's clock bounds every time: never before the start, never after
+                    # the moment the batch arrived (nor after the item ended)
+                    ceiling = item.elapsed_ms(item.ended_at if item.ended_at else now)
+                    ceiling = min(ceiling, item.elapsed_ms(now))
+                    shown = 0 if offset is None else max(0, min(int(offset), ceiling))
+                    at = item.started_at + timedelta(milliseconds=shown)
+                else:
+                    at = now
+                rows.append(
+                    {
+                        "event_id": f"{item_id or p.participant_id}/{e.client_id}",
+                        "participant_id": p.participant_id,
+                        "item_id": item_id,
+                        "batch_id": batch_id,
+                        "at": at,
+                        "offset_ms": offset,
+                        "kind": e.kind,
+                        "payload": dict(e.payload),
+                        "created_at": now,
+                    }
+                )
+            added = self._insert_new(conn, s.harness_events, "event_id", rows)
+            self._insert_new(
+                conn,
+                s.harness_batches,
+                "batch_id",
+                [
+                    {
+                        "batch_id": f"{p.participant_id}/{batch_id}",
+                        "participant_id": p.participant_id,
+                        "events": len(events),
+                        "created_at": now,
+                    }
+                ],
+            )
+            if item is not None and item.episode_id is not None:
+                self._copy_events(conn, item)
+        return added, False
+
+    def _copy_events(self, conn: Connection, item: Item) -> int:
+        t = s.harness_events
+        rows = [
+            {
+                "event_id": r["event_id"],
+                "episode_id": item.episode_id,
+                "at": r["at"],
+                "offset_ms": r["offset_ms"],
+                "kind": r["kind"],
+                "payload": r["payload"],
+                "created_at": self.clock(),
+            }
+            for r in conn.execute(
+                sa.select(t).where(t.c.item_id == item.item_id).order_by(t.c.seq)
+            ).mappings()
+        ]
+        return self._insert_new(conn, s.events, "event_id", rows)
+
+    def _ensure_answers(self, conn: Connection, answer_ids: Sequence[str]) -> None:
+        now = self.clock()
+        answers = [self.material.answer(a) for a in answer_ids]
+        self._insert_new(
+            conn,
+            s.tasks,
+            "task_id",
+            [{"task_id": a.task_id, "spec_hash": None, "extra": None, "created_at": now}
+             for a in answers],
+        )  # fmt: skip
+        self._insert_new(
+            conn,
+            s.answers,
+            "answer_id",
+            [
+                {
+                    **a.trace_row(),
+                    "spec_hash": self.material.spec_hash,
+                    "created_at": now,
+                }
+                for a in answers
+            ],
+        )
+
+    def _ensure_rows(self, conn: Connection, p: Participant, item: Item) -> None:
+        """The verifier, task and answer an episode refers to (normally written at set-up)."""
+        now = self.clock()
+        self._insert_new(
+            conn,
+            s.verifiers,
+            "verifier_id",
+            [{"verifier_id": p.plays_as, "kind": "person", "experience": None,
+              "model_family": None, "extra": None, "created_at": now}],
+        )  # fmt: skip
+        self._insert_new(
+            conn,
+            s.tasks,
+            "task_id",
+            [{"task_id": item.task_id, "spec_hash": None, "extra": None, "created_at": now}],
+        )
+        if item.answer_id is not None:
+            self._ensure_answers(conn, [item.answer_id])
