@@ -217,7 +217,7 @@ def filled(study: Path, store_url: str) -> Filled:
     harness = open_study(study, store_url)
     try:
         harness.invite("P01")
-        assert harness.enter_crowd(PROLIFIC) is not None  # takes P02
+        assert harness.enter_crowd(PROLIFIC).token is not None  # takes P02
         test_login, _ = harness.test_login("P01")
         for n, pid in enumerate(("P01", "P02", test_login)):
             _complete(harness, pid, n)

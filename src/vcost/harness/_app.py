@@ -216,6 +216,12 @@ def _login(request: Request) -> tuple[Participant, str]:
     token = request.cookies.get(COOKIE, "")
     p = _ctx(request).harness.participant(token) if token else None
     if p is None:
+        if _ctx(request).harness.material.settings.crowd_entry:
+            raise HTTPException(
+                401,
+                "You are not logged in: open the study again from the link you were given "
+                "(on your crowd platform, e.g. Prolific, or in your invitation).",
+            )
         raise HTTPException(401, "You are not logged in: open your invitation link again.")
     return p, token
 
@@ -310,7 +316,7 @@ def _enter(token: str) -> RedirectResponse:
 
 def invitation(request: Request) -> Response:
     token = str(request.path_params["token"])
-    if _ctx(request).harness.participant(token) is None:
+    if _ctx(request).harness.open_invitation(token) is None:
         raise HTTPException(404, "This link is not valid.")
     return _enter(token)
 
@@ -325,11 +331,18 @@ def crowd_entry(request: Request) -> Response:
         len(v) > 100 or not re.fullmatch(r"[A-Za-z0-9_-]*", v) for v in external.values()
     ):
         raise HTTPException(400, "This link is missing its PROLIFIC_PID, STUDY_ID, SESSION_ID.")
-    token = ctx.harness.enter_crowd(external)
-    if token is None:
+    entry = ctx.harness.enter_crowd(external)
+    if entry.outcome == "refused":
+        raise HTTPException(
+            409,
+            "This Prolific ID has already started this study in another session, so it cannot "
+            "be started again here. If that was you, write to the researcher through Prolific: "
+            "they can send you a link to continue.",
+        )
+    if entry.token is None:
         return _render(request, "final.html", None, None, kind="full",
                        url=ctx.harness.material.settings.return_url)  # fmt: skip
-    return _enter(token)
+    return _enter(entry.token)
 
 
 # --------------------------------------------------------------------------------------------

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Mapping
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -43,6 +44,7 @@ from vcost.store import _schema as s
 __all__ = [
     "FINAL_STAGES",
     "ClientEvent",
+    "CrowdEntry",
     "Ended",
     "Harness",
     "HarnessAccessError",
@@ -52,6 +54,19 @@ __all__ = [
     "hash_token",
     "utc",
 ]
+
+CROWD_LOCK = 0x7C057
+"""The PostgreSQL advisory lock that serialises crowd entries (two never take one place)."""
+
+
+@dataclass(frozen=True)
+class CrowdEntry:
+    """What a crowd entry got: a login ``token`` (``new`` place or ``resumed``), or none
+    (``full``, or ``refused``: that Prolific id holds a place under another SESSION_ID)."""
+
+    token: str | None
+    outcome: Literal["new", "resumed", "full", "refused"]
+    participant_id: str | None
 
 
 class Harness(HarnessFlow):
@@ -130,36 +145,116 @@ class Harness(HarnessFlow):
             token = self._add_participant(conn, pid, slot, entry="test", mode="test")
         return pid, token
 
-    def enter_crowd(self, external: Mapping[str, str]) -> str | None:
-        """A token for a crowd-platform entry (PROLIFIC_PID, STUDY_ID, SESSION_ID).
+    def open_invitation(self, token: str) -> Participant | None:
+        """The participant an invitation link belongs to, marked as opened (once); ``None`` if
+        the link is not (or no longer) valid.
 
-        The same PROLIFIC_PID and STUDY_ID come back to the same place (a new token; the
-        old one stops working); a new one takes the first free panel place. ``None`` when the
-        panel is full.
+        Until it is opened, an invitation only reserves its place: a crowd entrant may take a
+        never-opened place (:meth:`enter_crowd`), and the admin page shows it as "invited".
+        """
+        if not token or len(token) > 200:
+            return None
+        t = s.harness_participants
+        with self._write() as conn:
+            query = sa.select(t).where(t.c.token_hash == hash_token(token))
+            if conn.dialect.name == "postgresql":
+                query = query.with_for_update()
+            row = conn.execute(query).mappings().first()
+            if row is None:
+                return None
+            p = Participant.of(row)
+            self.respond(p, "opened", {"at": self.clock().isoformat()}, conn=conn)
+        return p
+
+    def enter_crowd(self, external: Mapping[str, str]) -> CrowdEntry:
+        """A crowd-platform entry (PROLIFIC_PID, STUDY_ID, SESSION_ID): the rule (docs/harness.md).
+
+        - A new PROLIFIC_PID + STUDY_ID takes the first free panel place: one nobody holds,
+          else one whose invitation was never opened (that link stops working: invitations
+          printed at start-up reserve nothing until opened). ``full`` when none is left.
+        - The same PROLIFIC_PID + STUDY_ID *and* SESSION_ID is the same person on another
+          device or after closing the tab: the same place, a new login (the old browser is
+          logged out), recorded as a server event ``reentry`` (outcome ``resumed``).
+        - The same PROLIFIC_PID + STUDY_ID with another SESSION_ID is refused (``refused``):
+          nobody takes over a place by knowing someone's Prolific id; the new SESSION_ID is
+          recorded (server event ``reentry``, outcome ``refused``) for the researcher, who can
+          give that person a new link with ``vcost serve --reissue``.
         """
         t = s.harness_participants
         pid = external["PROLIFIC_PID"]
         with self._write() as conn:
+            if conn.dialect.name == "postgresql":  # one crowd entry at a time: places are few
+                conn.execute(sa.select(sa.func.pg_advisory_xact_lock(CROWD_LOCK)))
             for row in conn.execute(sa.select(t).where(t.c.entry == "crowd")).mappings():
                 known = row["external"] or {}
-                if known.get("PROLIFIC_PID") == pid and known.get("STUDY_ID") == external.get(
+                if known.get("PROLIFIC_PID") != pid or known.get("STUDY_ID") != external.get(
                     "STUDY_ID"
                 ):
-                    token = secrets.token_urlsafe(32)
-                    conn.execute(
-                        t.update()
-                        .where(t.c.participant_id == row["participant_id"])
-                        .values(token_hash=hash_token(token), updated_at=self.clock())
-                    )
-                    return token
-            taken = set(conn.execute(sa.select(t.c.participant_id)).scalars())
-            for slot in self.material.participants:
-                if slot in taken:
                     continue
-                return self._add_participant(
-                    conn, slot, slot, entry="crowd", mode="study", external=external
+                p = Participant.of(row)
+                same = known.get("SESSION_ID", "") == external.get("SESSION_ID", "")
+                outcome: Literal["resumed", "refused"] = "resumed" if same else "refused"
+                now = self.clock()
+                self._server_event(
+                    conn,
+                    p,
+                    None,
+                    "reentry",
+                    now,
+                    None,
+                    {"outcome": outcome, "SESSION_ID": external.get("SESSION_ID", "")},
+                    suffix=secrets.token_hex(4),
                 )
-        return None
+                if not same:
+                    return CrowdEntry(None, "refused", p.participant_id)
+                token = secrets.token_urlsafe(32)
+                conn.execute(
+                    t.update()
+                    .where(t.c.participant_id == p.participant_id)
+                    .values(token_hash=hash_token(token), updated_at=now)
+                )
+                return CrowdEntry(token, "resumed", p.participant_id)
+            held = {
+                r["participant_id"]: r
+                for r in conn.execute(
+                    sa.select(t.c.participant_id, t.c.entry, t.c.stage)
+                ).mappings()
+            }
+            opened = set(
+                conn.execute(
+                    sa.select(s.harness_responses.c.participant_id).where(
+                        s.harness_responses.c.kind == "opened"
+                    )
+                ).scalars()
+            )
+            for slot in self.material.participants:  # first the places nobody holds
+                if slot not in held:
+                    token = self._add_participant(
+                        conn, slot, slot, entry="crowd", mode="study", external=external
+                    )
+                    return CrowdEntry(token, "new", slot)
+            for slot in self.material.participants:  # then never-opened invitations
+                row = held[slot]
+                if row["entry"] != "invitation" or row["stage"] != "consent" or slot in opened:
+                    continue
+                token = secrets.token_urlsafe(32)
+                changed = conn.execute(
+                    t.update()
+                    .where(
+                        t.c.participant_id == slot,
+                        t.c.entry == "invitation",
+                        t.c.stage == "consent",
+                    )
+                    .values(
+                        token_hash=hash_token(token),
+                        entry="crowd",
+                        external=dict(external),
+                        updated_at=self.clock(),
+                    )
+                )
+                if changed.rowcount:
+                    return CrowdEntry(token, "new", slot)
+        return CrowdEntry(None, "full", None)
 
     def participant(self, token: str) -> Participant | None:
         """The participant holding ``token``, or ``None``."""
