@@ -171,6 +171,10 @@ def serve(
         return
     import uvicorn
 
+    from vcost.harness._serve import raise_open_files_limit
+
+    raise_open_files_limit()  # the workers raise their own too
+
     os.environ[STUDY_ENV] = str(study_dir.resolve())
     os.environ["VCOST_DATABASE_URL"] = store_url
     click.echo(f"serving {study_dir} at {base} (store {store_url.split('@')[-1]}); Ctrl-C stops")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import resource
 import secrets
 from pathlib import Path
 
@@ -22,6 +23,7 @@ __all__ = [
     "app_from_env",
     "open_study",
     "prepare_store",
+    "raise_open_files_limit",
 ]
 
 STUDY_ENV = "VCOST_HARNESS_STUDY"
@@ -81,9 +83,25 @@ def open_study(folder: str | Path, url: str | None = None) -> Harness:
     return harness
 
 
+def raise_open_files_limit(ceiling: int = 1 << 20) -> int:
+    """Raise this process's soft limit on open descriptors to its hard limit (capped at
+    ``ceiling`` when the hard limit is unlimited) and return it: each participant holds one or
+    two connections, and the common soft default of 1,024 would refuse the 1,000th person."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = ceiling if hard == resource.RLIM_INFINITY else hard
+    if soft != resource.RLIM_INFINITY and soft < target:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+        except (ValueError, OSError):
+            return soft
+        return target
+    return soft
+
+
 def app_from_env() -> Starlette:
     """The app for a uvicorn worker: the study in $VCOST_HARNESS_STUDY, the store in
     $VCOST_DATABASE_URL (or the study's vcost.db)."""
+    raise_open_files_limit()
     folder = Path(os.environ[STUDY_ENV])
     harness = open_study(folder, default_url(folder))
     return create_app(harness, admin_token=admin_token(folder, harness.material))

@@ -83,6 +83,21 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
+
+def _ready(readers: list[int], writers: list[int], timeout: float) -> tuple[list[int], list[int]]:
+    """Which of ``readers``/``writers`` are ready within ``timeout`` seconds, by ``poll``
+    (``select.select`` fails for descriptors above 1023, which a busy web process has)."""
+    poller = select.poll()
+    for fd in set(readers) | set(writers):
+        mask = (select.POLLIN if fd in readers else 0) | (select.POLLOUT if fd in writers else 0)
+        poller.register(fd, mask)
+    ready = poller.poll(max(0, math.ceil(timeout * 1000)))
+    gone = select.POLLHUP | select.POLLERR | select.POLLNVAL
+    readable = [fd for fd, ev in ready if fd in readers and ev & (select.POLLIN | gone)]
+    writable = [fd for fd, ev in ready if fd in writers and ev & (select.POLLOUT | gone)]
+    return readable, writable
+
+
 _LEN = struct.Struct(">I")
 #: runner -> template request: input length, call sequence number, time limit (seconds)
 _REQUEST = struct.Struct(">IId")
@@ -870,7 +885,7 @@ class _Runner:
                 outcome, detail, keep = "timeout", f"exceeded the time limit of {budget:g} s", False
                 break
             writers = [template.request_fd] if pending else []
-            readable, writable, _ = select.select([template.report_fd], writers, [], remaining)
+            readable, writable = _ready([template.report_fd], writers, remaining)
             if writable:
                 try:
                     written = os.writev(template.request_fd, pending)
@@ -909,7 +924,7 @@ class _Runner:
             remaining = deadline - time.monotonic()
             if remaining <= 0 or template.broken:
                 return
-            if not select.select([template.report_fd], [], [], remaining)[0]:
+            if not _ready([template.report_fd], [], remaining)[0]:
                 return
             if not self._fill(template):
                 return
@@ -1088,7 +1103,7 @@ class _Runner:
             if pidfd is not None:
                 readers.append(pidfd)
             wait = remaining if pidfd is not None else min(remaining, 0.05)
-            ready = select.select(readers, [], [], wait)[0]
+            ready = _ready(readers, [], wait)[0]
             if out_open and out_r in ready:
                 chunk = os.read(out_r, 65536)
                 if chunk:

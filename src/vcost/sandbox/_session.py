@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import math
 import os
 import queue
 import secrets
@@ -118,6 +119,20 @@ class _Launcher:
 _launcher = _Launcher()
 
 
+def _ready(readers: list[int], writers: list[int], timeout: float) -> tuple[list[int], list[int]]:
+    """Which of ``readers``/``writers`` are ready within ``timeout`` seconds, by ``poll``
+    (``select.select`` fails for descriptors above 1023, which a busy web process has)."""
+    poller = select.poll()
+    for fd in set(readers) | set(writers):
+        mask = (select.POLLIN if fd in readers else 0) | (select.POLLOUT if fd in writers else 0)
+        poller.register(fd, mask)
+    ready = poller.poll(max(0, math.ceil(timeout * 1000)))
+    gone = select.POLLHUP | select.POLLERR | select.POLLNVAL
+    readable = [fd for fd, ev in ready if fd in readers and ev & (select.POLLIN | gone)]
+    writable = [fd for fd, ev in ready if fd in writers and ev & (select.POLLOUT | gone)]
+    return readable, writable
+
+
 class _Channel:
     """Length-prefixed frames to the runner (queued, written as the pipe takes them, also
     while the host waits for results) and result frames from it."""
@@ -155,7 +170,7 @@ class _Channel:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise RunnerLostError("timeout", "the sandbox did not take its request in time")
-            if select.select([], [self.write_fd], [], remaining)[1]:
+            if _ready([], [self.write_fd], remaining)[1]:
                 self._write()
 
     def send(self, message: Mapping[str, Any], deadline: float) -> None:
@@ -168,7 +183,7 @@ class _Channel:
             if remaining <= 0:
                 raise RunnerLostError("timeout", "the sandbox did not answer in time")
             writers = [self.write_fd] if self._outbox else []
-            readable, writable, _ = select.select([self.read_fd], writers, [], remaining)
+            readable, writable = _ready([self.read_fd], writers, remaining)
             if writable:
                 self._write()
             if not readable:
