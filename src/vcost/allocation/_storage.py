@@ -192,8 +192,9 @@ def _compare(conn: Connection, rows: Sequence[dict[str, Any]]) -> tuple[list[dic
 def started_participants(store: Store, allocation: Allocation) -> set[str]:
     """Participants with an episode on a main-session item of this allocation.
 
-    What the reserve rule asks: who has begun their first (main) session. Practice episodes
-    do not count.
+    What the reserve rule asks: who has begun their first (main) session: an episode of it,
+    or (web harness) a main session started or a main item opened, even with no episode yet.
+    Practice does not count.
     """
     items: dict[str, set[str]] = defaultdict(set)
     for a in allocation.assignments:
@@ -216,6 +217,19 @@ def started_participants(store: Store, allocation: Allocation) -> set[str]:
                     mine = items[str(verifier)]
                     if task in mine or answer in mine:
                         found.add(str(verifier))
+            # in the web harness a main session has begun once it started (its Start button)
+            # or an item of it opened, long before that item's episode is written
+            for table in (s.harness_sessions, s.harness_items):
+                for start in range(0, len(people), _CHUNK):
+                    query = (
+                        sa.select(table.c.participant_id)
+                        .where(
+                            table.c.participant_id.in_(people[start : start + _CHUNK]),
+                            table.c.session_index > 0,
+                        )
+                        .distinct()
+                    )
+                    found.update(str(p) for p in conn.execute(query).scalars())
     except sa.exc.SQLAlchemyError as error:
         detail = getattr(error, "orig", None) or error
         raise StoreError(f"cannot read the episodes at {store.url}: {detail}") from error

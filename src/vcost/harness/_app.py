@@ -19,6 +19,7 @@ import functools
 import hashlib
 import hmac
 import json
+import math
 import re
 import secrets
 import threading
@@ -51,6 +52,7 @@ from vcost.harness._admin import (
     admin_status,
 )
 from vcost.harness._labelling import labelling_routes
+from vcost.harness._records import SERVER_PREFIX
 from vcost.harness._runs import (
     RUN_LIMITS,
     grade_submission,
@@ -85,6 +87,7 @@ EVENT_KINDS = frozenset(
     {"keys", "mouse", "scroll", "paste", "focus", "blur", "hidden", "visible", "idle", "load"}
 )
 _ID = re.compile(r"^[A-Za-z0-9_.:-]{1,80}$")
+
 _PAGES = {
     "consent": "/consent",
     "screening": "/screening",
@@ -242,11 +245,18 @@ async def _json(request: Request, token: str) -> dict[str, Any]:
     return _parse_json(request, token, await request.body())
 
 
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
 def _parse_json(request: Request, token: str, raw: bytes) -> dict[str, Any]:
+    """A JSON object (strict: no Infinity/NaN; nesting deeper than the parser's limit is 400)."""
     try:
-        body = json.loads(raw)
+        body = json.loads(raw, parse_constant=_no_constant)
     except (ValueError, UnicodeDecodeError):
-        raise HTTPException(400, "not JSON") from None
+        raise HTTPException(400, "not JSON (Infinity and NaN are not JSON)") from None
+    except RecursionError:
+        raise HTTPException(400, "JSON nested too deeply") from None
     if not isinstance(body, dict):
         raise HTTPException(400, "not a JSON object")
     _check_csrf(request, token, body.get("csrf"))
@@ -667,6 +677,16 @@ async def api_save(request: Request) -> Response:
     return JSONResponse({"saved": await _db(ctx, save)})
 
 
+def _count(value: Any) -> bool:
+    """A finite number >= 0 that is not a boolean (JSON true is not a time)."""
+    return (
+        isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and value >= 0
+    )
+
+
 def _events(raw: Any) -> list[ClientEvent]:
     if not isinstance(raw, list) or len(raw) > MAX_EVENTS:
         raise HTTPException(413 if isinstance(raw, list) else 400, "bad events")
@@ -677,13 +697,19 @@ def _events(raw: Any) -> list[ClientEvent]:
         cid, kind, offset = e.get("id"), e.get("kind"), e.get("t")
         if not isinstance(cid, str) or not _ID.match(cid) or kind not in EVENT_KINDS:
             raise HTTPException(400, "bad event id or kind")
-        if offset is not None and not (isinstance(offset, int | float) and 0 <= offset < 1e10):
-            raise HTTPException(400, "bad event time")
+        if cid.startswith(SERVER_PREFIX):
+            # the server's own ids (start, end, late, run, ...) are its namespace alone
+            raise HTTPException(400, f"event ids starting with {SERVER_PREFIX!r} are the server's")
+        if offset is not None and not (_count(offset) and offset < 1e10):
+            raise HTTPException(400, "bad event time t: a number of milliseconds, 0 or more")
         payload: dict[str, Any] = {}
         for key in ("n", "gap_ms", "wall_ms", "mono_ms"):
             value = e.get(key)
-            if isinstance(value, int | float) and not isinstance(value, bool):
-                payload[key] = int(value)
+            if value is None:
+                continue
+            if not (_count(value) and value < 1e15):
+                raise HTTPException(400, f"bad event field {key}: a number, 0 or more")
+            payload[key] = int(value)
         out.append(ClientEvent(cid, str(kind), None if offset is None else int(offset), payload))
     return out
 

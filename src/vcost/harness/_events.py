@@ -13,8 +13,10 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
+from vcost.errors import InputError
 from vcost.harness._base import HarnessBase
 from vcost.harness._records import (
+    SERVER_PREFIX,
     ClientEvent,
     HarnessAccessError,
     Item,
@@ -116,6 +118,13 @@ class HarnessEvents(HarnessBase):
         self, p: Participant, batch_id: str, item_id: str | None, events: Sequence[ClientEvent]
     ) -> tuple[int, bool]:
         """Store a batch of client events once; (events added, batch seen before)."""
+        reserved = [e.client_id for e in events if e.client_id.startswith(SERVER_PREFIX)]
+        if reserved:
+            raise InputError(
+                f"client event id {reserved[0]!r}: ids starting with {SERVER_PREFIX!r} are the "
+                "server's own",
+                field="events.id",
+            )
         now = self.clock()
         with self._write() as conn:
             seen = conn.execute(

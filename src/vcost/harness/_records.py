@@ -23,6 +23,8 @@ Stage = Literal[
 ]
 FINAL_STAGES = frozenset({"done", "withdrawn", "screened_out"})
 PRACTICE = 0
+SERVER_PREFIX = "server-"
+"""Event ids the server writes start so (``<item>/server-end``); a client id never may."""
 
 Clock = Callable[[], datetime]
 
