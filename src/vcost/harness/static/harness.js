@@ -33,6 +33,11 @@
     }, false, { label: label ? label.textContent.replace(/\s+/g, " ").trim() : area.name,
                 describedBy: hint ? hint.id : null });
     editors[area.dataset.editor] = view;
+    // Esc always arms CodeMirror's escape (the next Tab moves focus on), even when the Esc
+    // also closes a completion list, so the hint's "Esc, then Tab" holds every time.
+    holder.addEventListener("keydown", function (e) {
+      if (e.key === "Escape" && view.setTabFocusMode) view.setTabFocusMode(2000);
+    }, true);
     if (label) label.addEventListener("click", function () { view.focus(); });
   });
   function value(name) {
