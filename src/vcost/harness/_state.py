@@ -31,6 +31,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection, RowMapping
 
 from vcost.allocation import Assignment
+from vcost.harness._realism import realism_plan
 from vcost.harness._study import StudyMaterial
 from vcost.store import Store
 from vcost.store import _schema as s
@@ -475,16 +476,8 @@ class Harness:
                 self._set_stage(conn, p.participant_id, nxt, expect=["questionnaire"])
 
     def realism_answers(self, p: Participant) -> list[tuple[str, str]]:
-        """(answer id, why) to rate: spare-task answers; fewer than 4: answers to tasks done."""
-        count = self.material.settings.realism_count
-        spare = list(self.material.realism)[:count]
-        if len(spare) >= 4 or count == 0:
-            return [(a.answer_id, "spare") for a in spare]
-        done = {a.task_id for a in self.material.assignments_of(p.plays_as) if a.block == "do"}
-        extra = [a for a in self.material.answers.values() if a.task_id in done]
-        rated = [(a.answer_id, "spare") for a in spare]
-        rated += [(a.answer_id, "done-task") for a in extra[: count - len(rated)]]
-        return rated
+        """(answer id, why) to rate, in the order shown (``_realism``: one version per task)."""
+        return list(realism_plan(self.material, p).answers)
 
     def realism_done(self, p: Participant, ratings: Mapping[str, int]) -> None:
         now = self.clock()
@@ -493,7 +486,11 @@ class Harness:
             self.respond(
                 p,
                 "realism",
-                {"ratings": dict(ratings), "basis": sorted(set(wanted.values()))},
+                {
+                    "ratings": dict(ratings),
+                    "basis": sorted(set(wanted.values())),
+                    **realism_plan(self.material, p).record,
+                },
                 conn=conn,
             )
             if not p.test:
