@@ -8,8 +8,9 @@
   var bar = document.getElementById("taskbar");
   var form = document.getElementById("main-form");
   var itemId = bar ? bar.dataset.item : (form ? form.dataset.item : null);
+  var timed = bar || document.getElementById("screening-bar");  // an item, or the screening
   var elapsedAtLoad = bar ? Number(bar.dataset.elapsedMs) : 0;
-  var remainingAtLoad = bar ? Number(bar.dataset.remainingMs) : 0;
+  var remainingAtLoad = timed ? Number(timed.dataset.remainingMs) : 0;
   var loadId = Math.random().toString(36).slice(2, 10) + Date.now().toString(36);
   var counter = 0;
   function offset() { return Math.round(elapsedAtLoad + (performance.now() - t0)); }
@@ -155,6 +156,10 @@
     if (finishing) return;
     finishing = true;
     if (announcer) announcer.textContent = "Time is up";
+    if (!bar && form && itemId === "screening") {  // submitted as it is, at 0:00
+      HTMLFormElement.prototype.submit.call(form);  // (form.submit is the Submit button)
+      return;
+    }
     var saved = saveDraft(false);
     flush();
     var tries = 0;
@@ -179,9 +184,11 @@
     if (ms > 0 && ms <= FINAL_MS && performance.now() - lastSave >= 500) saveDraft(false);
     if (ms <= 0) finish();
   }
-  if (bar) {
+  if (timed && countdown) {
     tick();
     setInterval(tick, 250);
+  }
+  if (bar) {
     setInterval(function () {  // re-synchronise with the server's clock
       fetch("/api/state?item_id=" + encodeURIComponent(itemId), { credentials: "same-origin" })
         .then(function (r) { return r.json(); })
