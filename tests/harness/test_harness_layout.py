@@ -1,15 +1,18 @@
 """Every participant page fits a phone (390x844) and a laptop (1280x800) in a real Chromium:
 no horizontal scrolling of the page (``scrollWidth`` <= the viewport's width), so no task text
-is cut off; long code scrolls inside its own box. A full-page screenshot of each is saved."""
+is cut off; long code scrolls inside its own box (and takes keyboard focus to scroll). The
+realism scales are groups named by their question. A full-page screenshot of each is saved."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 from _browser_walk import walk
 from _harness_support import invite
+from playwright.sync_api import expect
 
 WIDTH = "() => document.documentElement.scrollWidth"
 
@@ -33,6 +36,14 @@ def test_no_participant_page_is_wider_than_the_screen(
 
     def visit(page: Any, name: str) -> None:
         widths[name] = page.evaluate(WIDTH)
+        if name == "realism":  # each 1-5 scale is a group named by its question
+            for scale in page.locator("fieldset.scale").all():
+                expect(scale).to_have_accessible_name(re.compile(r"^How likely is it that an AI"))
+        if name.endswith("-check") and width < 600:  # code wider than a phone scrolls by keys
+            assert page.evaluate(
+                "() => [...document.querySelectorAll('.answer pre')]"
+                ".every(p => p.scrollWidth <= p.clientWidth || p.tabIndex === 0)"
+            )
         page.screenshot(path=str(artifacts / f"{width}-{name}.png"), full_page=True)
 
     walk(page, server.base, token, visit)

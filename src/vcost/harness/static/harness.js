@@ -251,6 +251,11 @@
     var area = document.querySelector('textarea[data-editor="' + name + '"]');
     if (area) area.value = text;
   }
+  // ---- code that scrolls sideways can be scrolled from the keyboard ----------------------
+  document.querySelectorAll(".prose pre, .answer pre").forEach(function (pre) {
+    if (pre.scrollWidth > pre.clientWidth) pre.tabIndex = 0;
+  });
+
   // ---- confirmations (no inline handlers, so a strict CSP holds) ------------------------
   document.addEventListener("click", function (e) {
     var el = e.target.closest ? e.target.closest("[data-confirm]") : null;
