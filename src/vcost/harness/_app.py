@@ -61,6 +61,7 @@ from vcost.harness._runs import (
     run_data,
     screening_score,
 )
+from vcost.harness._screening_limit import screening_window
 from vcost.harness._state import (
     ClientEvent,
     Harness,
@@ -381,8 +382,13 @@ async def screening(request: Request) -> Response:
     if request.method == "POST":
         form = await _form(request, token)
         code = _text(form.get("code"), MAX_CODE, "code")
-        score, passed, total = await run_in_threadpool(screening_score, ctx.sandbox, task, code)
-        ok = ctx.harness.screened(p, score, {"passed_tests": passed, "total": total, "code": code})
+        window = screening_window(ctx.harness, p)
+        if window.late:  # past the declared limit (_screening_limit): scored 0, not run
+            score, passed, total = 0.0, 0, len(task.tests)
+        else:
+            score, passed, total = await run_in_threadpool(screening_score, ctx.sandbox, task, code)
+        detail = {"passed_tests": passed, "total": total, "code": code, **window.record}
+        ok = ctx.harness.screened(p, score, detail)
         if not ok:
             url = _crowd_url(p, ctx.harness.material.settings.screenout_url)
             return RedirectResponse(url or "/screened-out", status_code=303)
@@ -396,6 +402,7 @@ async def screening(request: Request) -> Response:
         task=task,
         starter=_signature(task.spec_text, task.entry_point),
         minutes=ctx.harness.material.settings.screening_minutes,
+        remaining_ms=screening_window(ctx.harness, p).remaining_ms,
     )
 
 

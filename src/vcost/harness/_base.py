@@ -14,6 +14,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, RowMapping
 
+from vcost.harness._realism import realism_plan
 from vcost.harness._records import (
     Clock,
     HarnessAccessError,
@@ -147,16 +148,8 @@ class HarnessBase:
         return {str(r[0]).split("/", 1)[1]: r[1] for r in rows}
 
     def realism_answers(self, p: Participant) -> list[tuple[str, str]]:
-        """(answer id, why) to rate: spare-task answers; fewer than 4: answers to tasks done."""
-        count = self.material.settings.realism_count
-        spare = list(self.material.realism)[:count]
-        if len(spare) >= 4 or count == 0:
-            return [(a.answer_id, "spare") for a in spare]
-        done = {a.task_id for a in self.material.assignments_of(p.plays_as) if a.block == "do"}
-        extra = [a for a in self.material.answers.values() if a.task_id in done]
-        rated = [(a.answer_id, "spare") for a in spare]
-        rated += [(a.answer_id, "done-task") for a in extra[: count - len(rated)]]
-        return rated
+        """(answer id, why) to rate, in the order shown (``_realism``: one version per task)."""
+        return list(realism_plan(self.material, p).answers)
 
     # -- the plan: sessions after moves ------------------------------------------------------
 

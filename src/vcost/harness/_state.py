@@ -28,6 +28,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from vcost.harness._flow import HarnessFlow
+from vcost.harness._realism import realism_plan
 from vcost.harness._records import (
     FINAL_STAGES,
     ClientEvent,
@@ -335,7 +336,11 @@ class Harness(HarnessFlow):
             self.respond(
                 p,
                 "realism",
-                {"ratings": dict(ratings), "basis": sorted(set(wanted.values()))},
+                {
+                    "ratings": dict(ratings),
+                    "basis": sorted(set(wanted.values())),
+                    **realism_plan(self.material, p).record,
+                },
                 conn=conn,
             )
             if not p.test:

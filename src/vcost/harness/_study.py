@@ -62,7 +62,9 @@ class HarnessSettings(BaseModel):
     screening_threshold: float = Field(
         0.75, ge=0, le=1, description="share of the screening task's tests to pass"
     )
-    screening_minutes: float = Field(15, gt=0, description="time for the screening task")
+    screening_minutes: float = Field(
+        15, gt=0, description="the screening task's time limit (a countdown; the server's clock)"
+    )
     session_minutes: float | None = Field(
         None, gt=0, description="session hard stop (default: the spec's sessions.max_minutes, 60)"
     )

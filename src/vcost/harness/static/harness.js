@@ -8,13 +8,16 @@
   var bar = document.getElementById("taskbar");
   var form = document.getElementById("main-form");
   var itemId = bar ? bar.dataset.item : (form ? form.dataset.item : null);
+  var timed = bar || document.getElementById("screening-bar");  // an item, or the screening
   var elapsedAtLoad = bar ? Number(bar.dataset.elapsedMs) : 0;
-  var remainingAtLoad = bar ? Number(bar.dataset.remainingMs) : 0;
+  var remainingAtLoad = timed ? Number(timed.dataset.remainingMs) : 0;
   var loadId = Math.random().toString(36).slice(2, 10) + Date.now().toString(36);
   var counter = 0;
   function offset() { return Math.round(elapsedAtLoad + (performance.now() - t0)); }
 
   // ---- editors (CodeMirror 6, vendored) -----------------------------------------------
+  // Each editor is named by its <label for=...> (the visible label's text) and described by
+  // the keyboard hint (#editor-hint: Tab indents; Esc then Tab moves focus on).
   var editors = {};
   document.querySelectorAll("textarea[data-editor]").forEach(function (area) {
     if (!window.VcostEditor) return;
@@ -23,16 +26,43 @@
     holder.id = area.id + "-editor";
     area.parentNode.insertBefore(holder, area);
     area.style.display = "none";
-    editors[area.dataset.editor] = window.VcostEditor.create(holder, area.value, function (u) {
+    var label = document.querySelector('label[for="' + area.id + '"]');
+    var hint = document.getElementById("editor-hint");
+    var view = window.VcostEditor.create(holder, area.value, function (u) {
       area.value = u.state.doc.toString();
       dirty = true;
-    }, false);
+    }, false, { label: label ? label.textContent.replace(/\s+/g, " ").trim() : area.name,
+                describedBy: hint ? hint.id : null });
+    editors[area.dataset.editor] = view;
+    // Esc always arms CodeMirror's escape (the next Tab moves focus on), even when the Esc
+    // also closes a completion list, so the hint's "Esc, then Tab" holds every time.
+    holder.addEventListener("keydown", function (e) {
+      if (e.key === "Escape" && view.setTabFocusMode) view.setTabFocusMode(2000);
+    }, true);
+    if (label) label.addEventListener("click", function () { view.focus(); });
   });
   function value(name) {
     var area = document.querySelector('textarea[data-editor="' + name + '"]');
     return area ? area.value : null;
   }
   var dirty = false;
+  // ---- drafts: every 5 s, on page hide (a beacon survives the page), in the last seconds -
+  // The code and own tests go to /api/save; the server keeps them only while the item is
+  // open, and grades a capped do item on the last draft it kept.
+  var isTask = !!(bar && form && (form.getAttribute("action") || "").indexOf("/task/") === 0);
+  var lastSave = 0;
+  function saveDraft(useBeacon) {
+    if (!isTask || !dirty) return null;
+    dirty = false;
+    lastSave = performance.now();
+    var body = JSON.stringify({ csrf: csrf, item_id: itemId, code: value("code"), tests: value("tests") });
+    if (useBeacon && navigator.sendBeacon &&
+        navigator.sendBeacon("/api/save", new Blob([body], { type: "application/json" }))) return null;
+    return fetch("/api/save", { method: "POST", body: body, keepalive: body.length < 60000,
+      headers: { "Content-Type": "application/json" }, credentials: "same-origin" })
+      .then(function (r) { if (r.status >= 500) dirty = true; })
+      .catch(function () { dirty = true; });
+  }
 
   // ---- activity log ---------------------------------------------------------------------
   var counts = { keys: 0, mouse: 0, scroll: 0, paste: 0 };
@@ -103,9 +133,9 @@
     window.addEventListener("blur", function () { push("blur"); });
     document.addEventListener("visibilitychange", function () {
       push(document.visibilityState === "hidden" ? "hidden" : "visible");
-      if (document.visibilityState === "hidden") beacon();
+      if (document.visibilityState === "hidden") { saveDraft(true); beacon(); }
     });
-    window.addEventListener("pagehide", beacon);
+    window.addEventListener("pagehide", function () { saveDraft(true); beacon(); });
     push("load");
     setInterval(drain, 1000);
     setInterval(flush, 5000);
@@ -113,20 +143,33 @@
   }
 
   // ---- countdown ------------------------------------------------------------------------
+  // The visible countdown is a role=timer with aria-live off (a screen reader does not read
+  // every second); #countdown-announce (polite) speaks only at 5 min, 1 min and 30 s left.
   var countdown = document.getElementById("countdown");
+  var announcer = document.getElementById("countdown-announce");
+  var MARKS = [[300000, "5 minutes left"], [60000, "1 minute left"], [30000, "30 seconds left"]];
+  var nextMark = 0;
   var finishing = false;
+  var FINAL_MS = 10000;  // in the last 10 s the draft is saved at most every 0.5 s while typing
   function remaining() { return remainingAtLoad - (performance.now() - t0); }
   function finish() {
     if (finishing) return;
     finishing = true;
+    if (announcer) announcer.textContent = "Time is up";
+    if (!bar && form && itemId === "screening") {  // submitted as it is, at 0:00
+      HTMLFormElement.prototype.submit.call(form);  // (form.submit is the Submit button)
+      return;
+    }
+    var saved = saveDraft(false);
     flush();
     var tries = 0;
-    (function poll() {
+    function poll() {
       fetch("/api/state?item_id=" + encodeURIComponent(itemId), { credentials: "same-origin" })
         .then(function (r) { return r.json(); })
         .then(function (s) { if (s.ended || tries++ > 20) { window.location.href = "/"; } else { setTimeout(poll, 1000); } })
         .catch(function () { setTimeout(poll, 2000); });
-    })();
+    }
+    Promise.resolve(saved).then(poll, poll);
   }
   function tick() {
     if (!countdown) return;
@@ -134,11 +177,18 @@
     var sec = Math.ceil(ms / 1000);
     countdown.textContent = Math.floor(sec / 60) + ":" + ("0" + (sec % 60)).slice(-2);
     countdown.classList.toggle("low", ms < 60000);
+    while (nextMark < MARKS.length && ms <= MARKS[nextMark][0]) {
+      if (announcer && ms > MARKS[nextMark][0] - 5000) announcer.textContent = MARKS[nextMark][1];
+      nextMark++;
+    }
+    if (ms > 0 && ms <= FINAL_MS && performance.now() - lastSave >= 500) saveDraft(false);
     if (ms <= 0) finish();
   }
-  if (bar) {
+  if (timed && countdown) {
     tick();
     setInterval(tick, 250);
+  }
+  if (bar) {
     setInterval(function () {  // re-synchronise with the server's clock
       fetch("/api/state?item_id=" + encodeURIComponent(itemId), { credentials: "same-origin" })
         .then(function (r) { return r.json(); })
@@ -194,20 +244,24 @@
         .then(function () { button.disabled = false; });
     });
   });
-  if (bar && form && (form.getAttribute("action") || "").indexOf("/task/") === 0) {
-    setInterval(function () {
-      if (!dirty) return;
-      dirty = false;
-      var body = { csrf: csrf, item_id: itemId, code: value("code"), tests: value("tests") };
-      fetch("/api/save", { method: "POST", body: JSON.stringify(body), credentials: "same-origin",
-        headers: { "Content-Type": "application/json" } }).catch(function () { dirty = true; });
-    }, 5000);
-  }
+  setInterval(function () { saveDraft(false); }, 5000);
   function set(name, text) {  // used by tests and tools that paste a whole file
     var view = editors[name];
     if (view) view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } });
     var area = document.querySelector('textarea[data-editor="' + name + '"]');
     if (area) area.value = text;
   }
-  window.vcostHarness = { flush: flush, pending: pending, offset: offset, set: set };
+  // ---- code that scrolls sideways can be scrolled from the keyboard ----------------------
+  document.querySelectorAll(".prose pre, .answer pre").forEach(function (pre) {
+    if (pre.scrollWidth > pre.clientWidth) pre.tabIndex = 0;
+  });
+
+  // ---- confirmations (no inline handlers, so a strict CSP holds) ------------------------
+  document.addEventListener("click", function (e) {
+    var el = e.target.closest ? e.target.closest("[data-confirm]") : null;
+    if (!el) return;
+    if (!window.confirm(el.getAttribute("data-confirm"))) { e.preventDefault(); return; }
+    if (el.form === form) dirty = false;  // the form carries the code: no draft after it
+  });
+  window.vcostHarness = { flush: flush, pending: pending, offset: offset, set: set, save: saveDraft };
 })();
