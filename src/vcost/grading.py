@@ -7,8 +7,11 @@ enter the sandbox. An object that overrides ``__eq__`` cannot reach this compari
 Comparison rules (:func:`values_equal`), for JSON values:
 
 - ``bool`` is not a number: ``True`` equals only ``True`` (never ``1``);
-- integers compare exactly; when either side is a float, ``|got - expected| <= tol *
-  max(1, |expected|)``; NaN equals NaN only when both are NaN; infinities compare exactly;
+- numbers compare with Python's ``==`` (exact, also an int against a float: ``55 ==
+  55.000000000000014`` is False); only when the *expected* value is a float and the task
+  declares a tolerance (``float_tolerance > 0``; the default is 0) does ``|got - expected| <=
+  tol * max(1, |expected|)`` also count as equal; NaN equals NaN (unlike ``==``); infinities
+  compare exactly;
 - lists (and tuples) compare element by element, in order; dicts by their keys and values;
 - strings and ``None`` compare exactly.
 
@@ -110,20 +113,25 @@ def _is_number(value: Any) -> bool:
 
 
 def _numbers_equal(got: int | float, expected: int | float, tol: float) -> bool:
-    if isinstance(got, int) and isinstance(expected, int):
-        return got == expected
-    try:
-        a, b = float(got), float(expected)
-    except OverflowError:  # an int beyond float range against a float
+    """Python's ``==`` (exact, also between an int and a float), except that NaN equals NaN
+    and, when ``expected`` is a float and ``tol > 0``, ``|got - expected| <= tol *
+    max(1, |expected|)``."""
+    if isinstance(expected, float) and math.isnan(expected):
+        return isinstance(got, float) and math.isnan(got)
+    if got == expected:
+        return True
+    if tol <= 0 or not isinstance(expected, float) or math.isinf(expected):
         return False
-    if math.isnan(a) or math.isnan(b):
-        return math.isnan(a) and math.isnan(b)
-    if math.isinf(a) or math.isinf(b):
-        return a == b
-    return abs(a - b) <= tol * max(1.0, abs(b))
+    try:
+        a = float(got)
+    except OverflowError:  # an int beyond float range against a finite float
+        return False
+    if not math.isfinite(a):
+        return False
+    return abs(a - expected) <= tol * max(1.0, abs(expected))
 
 
-def values_equal(got: Any, expected: Any, *, float_tolerance: float = 1e-9) -> bool:
+def values_equal(got: Any, expected: Any, *, float_tolerance: float = 0.0) -> bool:
     """Whether ``got`` equals ``expected`` as JSON values (rules in the module docstring).
 
     ``expected`` must be JSON data (a value from tests.json); ``got`` may be anything, and is
@@ -211,7 +219,9 @@ def _check_test(index: int, test: Any) -> tuple[tuple[str, ...], str | None]:
             f"test {index} must give exactly one of 'expected' and 'raises'", row=index
         )
     raises = test.get("raises")
-    if has_raises and not (isinstance(raises, str) and raises.isidentifier()):
+    if has_raises and not (
+        isinstance(raises, str) and all(part.isidentifier() for part in raises.split("."))
+    ):
         raise InputError(
             f"test {index}: 'raises' must name an exception type", row=index, field="raises"
         )
@@ -252,14 +262,17 @@ def grade_code(
     tests: Sequence[Mapping[str, Any]],
     *,
     sandbox: Sandbox,
-    float_tolerance: float = 1e-9,
+    float_tolerance: float = 0.0,
     call_seconds: Sequence[float] | float | None = None,
 ) -> CodeGrade:
     """Run ``code`` on every hidden test's inputs in ``sandbox`` and grade it, outside.
 
     ``tests`` are as in tests.json: ``{"args": [...], "expected": ...}`` or ``{"args": [...],
     "raises": "ValueError"}``, with ``"tags"``. A ``raises`` test passes iff the call raised
-    an exception whose class, or one of its base classes, has that name. Only the ``args``
+    an exception of that class or a subclass of it: a bare name means the built-in class (a
+    class of the answer's that is merely named ``ValueError`` does not match); any other
+    class is named by module and qualified name (``json.decoder.JSONDecodeError``). Only the
+    ``args``
     enter the sandbox.
     """
     if not tests:
@@ -298,7 +311,7 @@ class CodeJob:
     code: str
     entry_point: str
     tests: Sequence[Mapping[str, Any]]
-    float_tolerance: float = 1e-9
+    float_tolerance: float = 0.0
     call_seconds: Sequence[float] | float | None = None
 
 

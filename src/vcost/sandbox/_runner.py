@@ -283,13 +283,37 @@ def _check_plain(value: object) -> None:
             _refuse(item)
 
 
+#: The built-in exception classes, taken before any answer runs (an answer that rebinds
+#: ``builtins.ValueError`` does not change what counts as the built-in class).
+_BUILTIN_EXCEPTIONS = {
+    name: obj
+    for name, obj in vars(builtins).items()
+    if isinstance(obj, type) and issubclass(obj, BaseException)
+}
+
+
+def class_name(kind: type) -> str:
+    """A built-in exception class by its bare name (``ValueError``); any other class by its
+    module and qualified name (``solution.ValueError``), so a class of the answer's that is
+    merely named like a built-in is never taken for it."""
+    name = str(type.__dict__["__name__"].__get__(kind))
+    if _BUILTIN_EXCEPTIONS.get(name) is kind:
+        return name
+    try:
+        module = str(type.__dict__["__module__"].__get__(kind))
+        qualname = str(type.__dict__["__qualname__"].__get__(kind))
+    except BaseException:
+        module, qualname = "?", name
+    return f"{module}.{qualname}"
+
+
 def _raised(exc: BaseException) -> dict[str, Any]:
     kind = type(exc)
     try:
         message = str(exc)
     except BaseException:
         message = "<unprintable message>"
-    names = [str(c.__name__) for c in kind.__mro__ if c is not object]
+    names = [class_name(c) for c in kind.__mro__ if c is not object]
     text = f"{kind.__name__}: {message}" if message else str(kind.__name__)
     return {"status": "raised", "error": text[:_ERROR_CHARS], "mro": names}
 

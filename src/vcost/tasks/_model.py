@@ -85,7 +85,7 @@ class CodeTask(_TaskBase):
     """A Python function task: spec.md, reference.py and hidden tests."""
 
     entry_point: str = ""
-    float_tolerance: float = 1e-9
+    float_tolerance: float = 0.0
     tests: tuple[TestCase, ...] = ()
 
     kind = "code"
@@ -170,7 +170,7 @@ def load_task(path: str | Path) -> Task:
         return CodeTask(
             **common,
             entry_point=str(meta["entry_point"]),
-            float_tolerance=float(meta.get("float_tolerance", 1e-9)),
+            float_tolerance=float(meta.get("float_tolerance", 0.0)),
             tests=_tests(folder / "tests.json"),
         )
     if kind == "data":
