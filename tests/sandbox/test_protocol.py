@@ -3,6 +3,7 @@ channel, the limits, and the pids cgroup. Pure or nearly so; no sandbox is start
 
 from __future__ import annotations
 
+import builtins
 import json
 import os
 import struct
@@ -74,7 +75,24 @@ def test_raised_names_the_exception_and_its_bases() -> None:
 
     report = runner._raised(OddError())
     assert report["error"] == "OddError: <unprintable message>"
-    assert report["mro"] == ["OddError", "KeyError", "LookupError", "Exception", "BaseException"]
+    own = f"{__name__}.test_raised_names_the_exception_and_its_bases.<locals>.OddError"
+    assert report["mro"] == [own, "KeyError", "LookupError", "Exception", "BaseException"]
+
+
+def test_a_class_named_like_a_builtin_is_not_taken_for_it() -> None:
+    """Issue 14: a class of the answer's named ValueError (even with its module set to
+    builtins) reports its module and name; only the built-in class is plain ``ValueError``."""
+
+    class ValueError(Exception):
+        pass
+
+    ValueError.__module__ = "builtins"
+    assert runner._raised(ValueError())["mro"] == [
+        "builtins.test_a_class_named_like_a_builtin_is_not_taken_for_it.<locals>.ValueError",
+        "Exception",
+        "BaseException",
+    ]
+    assert runner._raised(builtins.ValueError())["mro"][0] == "ValueError"
 
 
 def test_numpy_scalars_become_plain_numbers() -> None:

@@ -68,7 +68,12 @@ def test_exceptions_report_type_and_bases(sandbox: Sandbox) -> None:
     bad, zero = sandbox.call(answer, "f", [[-1], [0]])
     assert bad.status == "raised"
     assert bad.error == "BadBooking: negative: -1"
-    assert bad.exception_types == ("BadBooking", "ValueError", "Exception", "BaseException")
+    assert bad.exception_types == (
+        "solution.BadBooking",
+        "ValueError",
+        "Exception",
+        "BaseException",
+    )
     assert zero.status == "raised"
     assert zero.exception_types[0] == "ZeroDivisionError"
 

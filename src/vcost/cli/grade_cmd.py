@@ -11,9 +11,26 @@ from rich.progress import Progress
 from rich.table import Table
 
 from vcost.cli._common import bank_root
+from vcost.errors import SandboxError
 from vcost.grader import AnswerGrade, grade_answers, read_answers
-from vcost.sandbox import Sandbox
+from vcost.sandbox import Isolation, Sandbox, bubblewrap_problem
 from vcost.tasks import load_bank
+
+
+def grading_sandbox(*, weak: bool, unsafe: bool) -> Sandbox:
+    """Bubblewrap, or fail closed: weaker isolation only when a flag asks for it."""
+    problem = bubblewrap_problem()
+    if problem is None:
+        return Sandbox(Isolation.BUBBLEWRAP)
+    if unsafe:
+        return Sandbox(Isolation.NONE, allow_unsafe=True)
+    if weak:
+        return Sandbox(Isolation.WEAK)
+    raise SandboxError(
+        f"bubblewrap is not usable, so the answers cannot be graded in isolation: {problem}",
+        hint="install bubblewrap (apt-get install bubblewrap); or pass --weak-isolation to "
+        "grade without hiding the host's files (an answer could read the hidden tests)",
+    )
 
 
 def grades_table(grades: list[AnswerGrade]) -> Table:
@@ -35,7 +52,7 @@ def grades_table(grades: list[AnswerGrade]) -> Table:
             g.task_id,
             passed,
             ", ".join(g.failed_tags) or "—",
-            str(g.timeouts),
+            f"{g.timeouts} ({len(g.reruns)} re-run)" if g.reruns else str(g.timeouts),
             f"[{colour}]{g.ground_truth}[/]",
         )
     return table
@@ -52,9 +69,16 @@ def grades_table(grades: list[AnswerGrade]) -> Table:
     help="Also write the grades as JSON lines to this file.",
 )
 @click.option(
+    "--weak-isolation",
+    is_flag=True,
+    help="If bubblewrap is not usable, grade with WEAK isolation (the code can read any "
+    "world-readable file, the hidden tests among them). Without this flag, vcost grade "
+    "refuses to run without bubblewrap.",
+)
+@click.option(
     "--unsafe-no-isolation",
     is_flag=True,
-    help="Run untrusted code without any isolation if no sandbox is available. "
+    help="If bubblewrap is not usable, run untrusted code without any isolation. "
     "Never use this for code you did not write.",
 )
 def grade(
@@ -63,16 +87,19 @@ def grade(
     as_json: bool,
     workers: int | None,
     out: Path | None,
+    weak_isolation: bool,
     unsafe_no_isolation: bool,
 ) -> None:
     """Grade ANSWERS (JSONL or CSV: answer_id, task_id, code[, model_id, reported]).
 
     Every answer runs in the sandbox against its task's hidden tests (code) or its task's
-    read-only data.csv (data); comparison happens outside. BANK may be `bundled`.
+    read-only data.csv (data); comparison happens outside. BANK may be `bundled`. Without
+    bubblewrap it refuses to run unless --weak-isolation asks for weaker isolation. A bank
+    task that does not load, or whose reference fails its own tests, is refused first.
     """
     tasks = load_bank(bank_root(bank))
     todo = read_answers(answers)
-    sandbox = Sandbox("auto", allow_unsafe=unsafe_no_isolation)
+    sandbox = grading_sandbox(weak=weak_isolation, unsafe=unsafe_no_isolation)
     with Progress(transient=True, disable=as_json) as bar:
         job = bar.add_task(f"grading ({sandbox.isolation})", total=len(todo))
         grades = grade_answers(

@@ -328,7 +328,7 @@ class DifferentialSearch:
         checklist: Sequence[str] = (),
         raises: Iterable[str] | None = None,
         max_examples: int = 300,
-        float_tolerance: float = 1e-9,
+        float_tolerance: float = 0.0,
         chunk: int = 100,
     ) -> None:
         self.reference = reference
@@ -442,7 +442,7 @@ def distinguish(
     checklist: Sequence[str] = (),
     raises: Iterable[str] | None = None,
     max_examples: int = 300,
-    float_tolerance: float = 1e-9,
+    float_tolerance: float = 0.0,
 ) -> Difference | None:
     """Search for an input where ``mutant`` and ``reference`` disagree (one-shot form)."""
     search = DifferentialSearch(

@@ -99,6 +99,7 @@ def _ready(readers: list[int], writers: list[int], timeout: float) -> tuple[list
 
 
 _LEN = struct.Struct(">I")
+_NONCE_OPEN = b'{"nonce":"'
 #: runner -> template request: input length, call sequence number, time limit (seconds)
 _REQUEST = struct.Struct(">IId")
 #: template/call -> runner frame: body length, call sequence number, kind (b"R" report, b"E" end)
@@ -114,10 +115,12 @@ _NOFILE = 256
 _PR_SET_DUMPABLE = 4
 _PR_SET_CHILD_SUBREAPER = 36
 _END_GRACE = 0.25  # how long a call's process may take to end after its report
+_MEMORY_POLL = 0.01  # how often the runner adds up the answer's memory while a call runs
 _WIPE_DEPTH = 64
 _WIPE_ENTRIES = 100_000
 _KEYCTL = {"x86_64": 250, "aarch64": 219}  # the keyctl syscall number
 _KEYCTL_CLEAR = 7
+_PAGE = os.sysconf("SC_PAGE_SIZE")
 _KEYS_GRACE = 0.5  # how long the kernel may take to collect the keys of an answer
 _USER_KEYRINGS = (-4, -5)  # KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING
 
@@ -199,20 +202,33 @@ def _writev_all(fd: int, parts: list[bytes | memoryview]) -> None:
 
 
 class _Host:
-    """The runner's end of the result channel: the descriptor and the run's nonce."""
+    """The runner's end of the result channel: the descriptor and the run's nonce.
+
+    The nonce arrives as a raw frame of its own and lives only in one bytearray: it is never
+    turned into a Python object (whose freed memory a forked child could read), and is
+    written into each header with ``writev`` from that buffer; a forked child zeroes its copy.
+    """
 
     def __init__(self, fd: int) -> None:
         self.fd = fd
-        self.nonce = ""
+        self.nonce = bytearray()
 
     def send(self, header: dict[str, Any], payload: bytes | memoryview = b"") -> None:
-        head = json.dumps(dict(header, nonce=self.nonce), ensure_ascii=True).encode()
-        prefix = _LEN.pack(len(head)) + head + _LEN.pack(len(payload))
-        _writev_all(self.fd, [prefix, payload])
+        rest = json.dumps(header, ensure_ascii=True).encode()  # '{...}', never empty here
+        tail = b'"' + (b"," + rest[1:] if len(rest) > 2 else b"}")
+        size = len(_NONCE_OPEN) + len(self.nonce) + len(tail)
+        parts: list[bytes | memoryview] = [
+            _LEN.pack(size) + _NONCE_OPEN,
+            memoryview(self.nonce),
+            tail + _LEN.pack(len(payload)),
+            payload,
+        ]
+        _writev_all(self.fd, parts)
 
     def forget(self) -> None:
         """In a forked child: drop the nonce and the descriptor before untrusted code runs."""
-        self.nonce = ""
+        _zero(self.nonce)
+        self.nonce = bytearray()
         self.fd = -1
 
 
@@ -298,13 +314,37 @@ def _check_plain(value: object) -> None:
             _refuse(item)
 
 
+#: The built-in exception classes, taken before any answer runs (an answer that rebinds
+#: ``builtins.ValueError`` does not change what counts as the built-in class).
+_BUILTIN_EXCEPTIONS = {
+    name: obj
+    for name, obj in vars(builtins).items()
+    if isinstance(obj, type) and issubclass(obj, BaseException)
+}
+
+
+def class_name(kind: type) -> str:
+    """A built-in exception class by its bare name (``ValueError``); any other class by its
+    module and qualified name (``solution.ValueError``), so a class of the answer's that is
+    merely named like a built-in is never taken for it."""
+    name = str(type.__dict__["__name__"].__get__(kind))
+    if _BUILTIN_EXCEPTIONS.get(name) is kind:
+        return name
+    try:
+        module = str(type.__dict__["__module__"].__get__(kind))
+        qualname = str(type.__dict__["__qualname__"].__get__(kind))
+    except BaseException:
+        module, qualname = "?", name
+    return f"{module}.{qualname}"
+
+
 def _raised(exc: BaseException) -> dict[str, Any]:
     kind = type(exc)
     try:
         message = str(exc)
     except BaseException:
         message = "<unprintable message>"
-    names = [str(c.__name__) for c in kind.__mro__ if c is not object]
+    names = [class_name(c) for c in kind.__mro__ if c is not object]
     text = f"{kind.__name__}: {message}" if message else str(kind.__name__)
     return {"status": "raised", "error": text[:_ERROR_CHARS], "mro": names}
 
@@ -378,18 +418,23 @@ def _template(code_buffer: bytearray, entry_buffer: bytearray, cap: int) -> None
     while True:
         try:
             size, seq, seconds = _REQUEST.unpack(_read_exact(_REQUEST_FD, _REQUEST.size))
-            args_text = _read_exact(_REQUEST_FD, size)
+            args_buffer = bytearray(size)  # zeroed after its call: no later call finds it
+            _read_into(_REQUEST_FD, args_buffer)
         except BaseException:
             os._exit(0)
         if failure is not None:
+            # The top level failed: every call reports that failure at once (the end frame
+            # too, so the runner does not wait for one).
+            _zero(args_buffer)
             _send_frame(seq, b"R", failure)
+            _send_frame(seq, b"E", b"0")
             continue
         pid = os.fork()
         if pid == 0:
             try:
                 os.close(_REQUEST_FD)
                 _set_limit(resource.RLIMIT_CPU, math.ceil(seconds) + 1)
-                _send_frame(seq, b"R", _call(function, args_text, cap))
+                _send_frame(seq, b"R", _call(function, args_buffer, cap))
             except BaseException:
                 os._exit(70)
             os._exit(0)
@@ -397,10 +442,11 @@ def _template(code_buffer: bytearray, entry_buffer: bytearray, cap: int) -> None
             status = os.waitpid(pid, 0)[1]
         except ChildProcessError:
             status = 0
+        _zero(args_buffer)
         _send_frame(seq, b"E", str(status).encode())
 
 
-def _call(function: Any, args_text: bytes, cap: int) -> bytes:
+def _call(function: Any, args_text: bytes | bytearray, cap: int) -> bytes:
     try:
         args = json.loads(args_text.decode("utf-8"))  # fresh objects for every call
         report: dict[str, Any] = {"status": "ok", "value": function(*args)}
@@ -498,6 +544,64 @@ def _describe(status: int | None) -> tuple[str, str]:
     if status is not None and os.WIFEXITED(status):
         return "crashed", f"exited with status {os.WEXITSTATUS(status)} without a result"
     return "crashed", "ended without a result"
+
+
+def _ended(status: int | None) -> tuple[str, str]:
+    """(outcome, detail) from an end frame. The frame comes from the template, which runs the
+    answer's code (and its call could write one too), so it can only ever make a call
+    ``crashed``: a timeout is what the runner's own clock says, never what a frame claims."""
+    outcome, detail = _describe(status)
+    if outcome != "crashed":
+        detail = f"ended without a result ({detail})"
+    return "crashed", detail
+
+
+def _statm_bytes(pid: int) -> int | None:
+    """Resident anonymous memory of ``pid`` (resident minus file-backed and shared pages;
+    pages shared copy-on-write with its parent are counted in both). None if it is gone."""
+    try:
+        with open(f"/proc/{pid}/statm", "rb") as handle:
+            fields = handle.read().split()
+    except FileNotFoundError:
+        return None
+    return max(0, int(fields[1]) - int(fields[2])) * _PAGE
+
+
+def _pss_bytes(pid: int) -> int | None:
+    """Proportional anonymous memory of ``pid`` (copy-on-write pages shared between the
+    answer's processes counted once in all), swap included. None if it is gone."""
+    total = 0
+    try:
+        with open(f"/proc/{pid}/smaps_rollup", "rb") as handle:
+            for line in handle:
+                if line.startswith((b"Pss_Anon:", b"Pss_Shmem:", b"SwapPss:")):
+                    total += int(line.split()[1]) * 1024
+    except FileNotFoundError:
+        return None
+    return total
+
+
+def _answer_memory(cap: int) -> tuple[int, bool]:
+    """The memory the answer's processes (every process of the namespace but the runner)
+    hold together, and whether that is over ``cap`` bytes. The cheap resident count
+    decides when it is under the cap; above, the proportional count decides. A process whose
+    memory cannot be read (it made itself non-dumpable) counts as the whole cap."""
+    pids = _other_pids(1)
+    total = 0
+    for pid in pids:
+        try:
+            total += _statm_bytes(pid) or 0
+        except (OSError, ValueError, IndexError):
+            total += cap
+    if total <= cap:
+        return total, False
+    total = 0
+    for pid in pids:
+        try:
+            total += _pss_bytes(pid) or 0
+        except (OSError, ValueError, IndexError):
+            total += cap
+    return total, total > cap
 
 
 def _children_of(pid: int) -> list[int]:
@@ -661,6 +765,7 @@ class _Runner:
         self.limits: dict[str, Any] = hello["limits"]
         self.pidns = bool(hello.get("pidns")) and os.getpid() == 1
         self.cap = int(self.limits["result_bytes"])
+        self.memory_cap = int(self.limits["memory_mb"]) * 1024 * 1024
         self.out_cap = int(self.limits["output_bytes"])
         # The reports of one call, read in place (never as bytes objects), zeroed after use.
         self.frames = bytearray(2 * _FRAME.size + self.cap + 8192)
@@ -669,6 +774,17 @@ class _Runner:
         self.scratch_mode = os.fstat(self.scratch).st_mode & 0o7777
         self.state = _own_state()
         self.tainted = False  # untrusted code has run in this sandbox
+
+    def memory_exceeded(self) -> str | None:
+        """Why the answer's processes, together, hold more than ``memory_mb`` (None if not)."""
+        used, over = _answer_memory(self.memory_cap)
+        if not over:
+            return None
+        mb = 1024 * 1024
+        return (
+            f"the answer's processes held {used // mb} MB of memory together "
+            f"(limit {self.memory_cap // mb} MB for the answer as a whole)"
+        )
 
     def tampered(self) -> bool:
         try:
@@ -770,9 +886,13 @@ class _Runner:
 
     # ------------------------------------------------------------ one answer
 
-    def start_template(self, code: bytearray, entry: bytearray, seconds: float) -> _Template:
+    def start_template(
+        self, code: bytearray, entry: bytearray, seconds: float, current: bytearray
+    ) -> _Template:
         """Fork the answer's template: a copy of this process, which by now holds no earlier
-        call's input (each is zeroed when its call ends), only the current one."""
+        call's input (each is zeroed when its call ends), only the ``current`` one, which the
+        template zeroes at once (it gets the input through its request pipe like any other,
+        and its later calls must not find this one in its memory)."""
         self.tainted = True
         request_r, request_w = os.pipe()
         report_r, report_w = os.pipe()
@@ -783,6 +903,7 @@ class _Runner:
                 self.host.forget()
                 self.hello = {}
                 self.clear_frames()
+                _zero(current)
                 if not self.pidns:
                     os.setpgid(0, 0)
                 os.close(request_w)
@@ -825,7 +946,9 @@ class _Runner:
                                 template = None
                             if template is None:
                                 total = min(sum(limits[seq:]), wall - time.monotonic())
-                                template = self.start_template(code, entry, max(budget, total))
+                                template = self.start_template(
+                                    code, entry, max(budget, total), args
+                                )
                             reused = not template.fresh
                             header, report, keep, early = self.call(template, seq, args, budget)
                             used = budget
@@ -863,6 +986,7 @@ class _Runner:
         else:
             start = time.monotonic()
         deadline = start + budget
+        next_check = time.monotonic() + _MEMORY_POLL
         pending = [memoryview(_REQUEST.pack(len(args), seq, budget)), memoryview(args)]
         outcome = detail = None
         report: memoryview | None = None
@@ -875,17 +999,25 @@ class _Runner:
                 if kind == b"R":
                     report, outcome = body, "done"
                 else:  # the call's process ended without a report
-                    outcome, detail = _describe(_status(body))
+                    outcome, detail = _ended(_status(body))
                 break
             if template.broken:
                 outcome, detail, keep = "crashed", "wrote a malformed result", False
                 break
-            remaining = deadline - time.monotonic()
+            now = time.monotonic()
+            remaining = deadline - now
             if remaining <= 0:
                 outcome, detail, keep = "timeout", f"exceeded the time limit of {budget:g} s", False
                 break
+            if self.pidns and now >= next_check:
+                over = self.memory_exceeded()
+                if over is not None:
+                    outcome, detail, keep = "crashed", over, False
+                    break
+                next_check = now + _MEMORY_POLL
             writers = [template.request_fd] if pending else []
-            readable, writable = _ready([template.report_fd], writers, remaining)
+            wait = min(remaining, _MEMORY_POLL) if self.pidns else remaining
+            readable, writable = _ready([template.report_fd], writers, wait)
             if writable:
                 try:
                     written = os.writev(template.request_fd, pending)
@@ -1068,12 +1200,13 @@ class _Runner:
         self, pid: int, start: float, seconds: float, result_r: int, out_r: int
     ) -> tuple[dict[str, Any], bytes]:
         deadline = start + seconds
+        next_check = time.monotonic() + _MEMORY_POLL
         buffer = bytearray()
         output = bytearray()
         output_total = 0
         report: bytes | None = None
         problem: str | None = None
-        timed_out = exited = False
+        timed_out = exited = over_memory = False
         status: int | None = None
         result_open, out_open = True, out_r >= 0
         try:
@@ -1095,14 +1228,23 @@ class _Runner:
             if exited or not result_open:
                 problem = "closed its result channel without a report"
                 break
-            remaining = deadline - time.monotonic()
+            now = time.monotonic()
+            remaining = deadline - now
             if remaining <= 0:
                 timed_out = True
                 break
+            if self.pidns and now >= next_check:
+                problem = self.memory_exceeded()
+                if problem is not None:
+                    over_memory = True
+                    break
+                next_check = now + _MEMORY_POLL
             readers = [result_r] + ([out_r] if out_open else [])
             if pidfd is not None:
                 readers.append(pidfd)
             wait = remaining if pidfd is not None else min(remaining, 0.05)
+            if self.pidns:
+                wait = min(wait, _MEMORY_POLL)
             ready = _ready(readers, [], wait)[0]
             if out_open and out_r in ready:
                 chunk = os.read(out_r, 65536)
@@ -1139,7 +1281,7 @@ class _Runner:
             outcome, detail = "done", None
         elif timed_out:
             outcome, detail = "timeout", f"exceeded the time limit of {seconds:g} s"
-        elif status is not None:
+        elif status is not None and not over_memory:
             outcome, detail = _describe(status)
         header = {
             "kind": "result",
@@ -1201,8 +1343,10 @@ def main(argv: list[str]) -> int:
     os.closerange(host.fd + 1, max(_NOFILE, resource.getrlimit(resource.RLIMIT_NOFILE)[0]))
     runner: _Runner | None = None
     try:
+        host.nonce = _read_raw(0)  # kept only in this buffer; a forked child zeroes it
+        if len(host.nonce) != 32 or not all(c in b"0123456789abcdef" for c in host.nonce):
+            raise ValueError("the first frame must be the run's nonce")
         hello = _read_request(0)
-        host.nonce = str(hello.pop("nonce"))  # kept only where a forked child clears it
         runner = _Runner(host, hello)
         if not runner.pidns:
             _prctl(_PR_SET_CHILD_SUBREAPER, 1)

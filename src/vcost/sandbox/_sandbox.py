@@ -39,8 +39,10 @@ class CallResult:
     """The outcome of one call of the entry point, as plain JSON data.
 
     ``error`` is the exception's type name and message (truncated) for ``raised``, or why the
-    call timed out or crashed. ``exception_types`` is the raised exception's class names, most
-    derived first (its MRO without ``object``), so a test can accept subclasses by name.
+    call timed out or crashed. ``exception_types`` is the raised exception's classes, most
+    derived first (its MRO without ``object``): a built-in class by its bare name
+    (``ValueError``, decided by identity inside the sandbox), any other by module and
+    qualified name (``solution.ValueError``), so a test can accept subclasses of a class.
     ``elapsed_ms`` is measured by the runner from the fork of the call's process to its report
     (it includes running the module's top level).
     """

@@ -320,7 +320,6 @@ class Session:
         else:
             preload = list(CALLS_PRELOAD)
         hello = {
-            "nonce": self._nonce,
             "mode": self.mode,
             "code": self.code if self.mode == "script" else "",
             "limits": self.limits.for_runner(nproc=plan.nproc),
@@ -328,6 +327,7 @@ class Session:
             "preload": preload,
         }
         try:
+            self._channel.queue(self._nonce.encode())  # a raw frame of its own, see _runner
             self._channel.send(hello, deadline)
             header, _ = self._channel.recv(deadline)
         except RunnerLostError as exc:

@@ -21,6 +21,7 @@ from typing import Any
 
 from vcost.errors import InputError
 from vcost.grading import values_equal
+from vcost.sandbox._runner import class_name
 from vcost.tasks._bank import MIN_TESTS_FLOOR as MIN_TESTS
 from vcost.tasks._bank import BankLimits, bank_limits
 from vcost.tasks._model import CHECKLIST, CodeTask, DataTask, Task, load_task
@@ -135,7 +136,7 @@ def run_reference(code: str, entry_point: str) -> Callable[[list[Any]], dict[str
         try:
             value = function(*copy.deepcopy(args))
         except Exception as error:  # the reference's declared exceptions are data here
-            return {"raises": [c.__name__ for c in type(error).__mro__]}
+            return {"raises": [class_name(c) for c in type(error).__mro__]}
         return {"value": json.loads(json.dumps(value))}
 
     return call

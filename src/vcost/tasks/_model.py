@@ -9,6 +9,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from vcost.errors import InputError
+
 __all__ = [
     "BUNDLED_BANK",
     "CHECKLIST",
@@ -85,7 +87,7 @@ class CodeTask(_TaskBase):
     """A Python function task: spec.md, reference.py and hidden tests."""
 
     entry_point: str = ""
-    float_tolerance: float = 1e-9
+    float_tolerance: float = 0.0
     tests: tuple[TestCase, ...] = ()
 
     kind = "code"
@@ -170,7 +172,7 @@ def load_task(path: str | Path) -> Task:
         return CodeTask(
             **common,
             entry_point=str(meta["entry_point"]),
-            float_tolerance=float(meta.get("float_tolerance", 1e-9)),
+            float_tolerance=float(meta.get("float_tolerance", 0.0)),
             tests=_tests(folder / "tests.json"),
         )
     if kind == "data":
@@ -178,10 +180,31 @@ def load_task(path: str | Path) -> Task:
     raise ValueError(f"kind must be 'code' or 'data', got {kind!r}")
 
 
+def _failing_file(error: Exception) -> str:
+    """Which file of a task folder a load error comes from."""
+    if isinstance(error, OSError) and error.filename:
+        return Path(str(error.filename)).name
+    if isinstance(error, json.JSONDecodeError) or "test" in str(error):
+        return "tests.json"
+    return "task.toml"
+
+
 def load_bank(path: str | Path) -> list[Task]:
-    """Every task in a bank folder, sorted by id."""
+    """Every task in a bank folder, sorted by id.
+
+    A folder that does not load raises :class:`~vcost.errors.InputError` naming the folder,
+    the file and what is wrong (``vcost tasks check`` lists every problem of a bank).
+    """
     root = Path(path)
-    return sorted(
-        (load_task(p) for p in root.iterdir() if (p / "task.toml").is_file()),
-        key=lambda t: t.id,
-    )
+    tasks: list[Task] = []
+    for folder in sorted(p for p in root.iterdir() if (p / "task.toml").is_file()):
+        try:
+            tasks.append(load_task(folder))
+        except (KeyError, ValueError, TypeError, OSError) as error:
+            what = f"missing field {error}" if isinstance(error, KeyError) else str(error)
+            raise InputError(
+                f"task {folder.name} does not load: {what}",
+                source=folder / _failing_file(error),
+                hint=f"fix the task; `vcost tasks check {root}` lists every problem of the bank",
+            ) from None
+    return sorted(tasks, key=lambda t: t.id)
