@@ -319,6 +319,7 @@ def judgments_trace(records: Sequence[Mapping[str, Any]], selection: Selection) 
         ended = datetime.fromisoformat(calls[-1]["created_at"])
         output_tokens = sum(int(c["output_tokens"] or 0) for c in calls)
         verdict = {"correct": "accept", "incorrect": "reject"}.get(record["verdict"] or "")
+        given = record["termination"] == "verdict"  # a confidence belongs to a verdict only
         episodes.append(
             {
                 "episode_id": episode_id,
@@ -332,8 +333,8 @@ def judgments_trace(records: Sequence[Mapping[str, Any]], selection: Selection) 
                 "effort": float(output_tokens),
                 "budget": float(record["max_tokens"] * len(calls)),
                 "termination": record["termination"],
-                "verdict": verdict if record["termination"] == "verdict" else None,
-                "confidence": record["confidence"],
+                "verdict": verdict if given else None,
+                "confidence": record["confidence"] if given else None,
                 "reason": record["reason"] or None,
                 "passed": None,
                 "spec_hash": None,
@@ -353,7 +354,11 @@ def judgments_trace(records: Sequence[Mapping[str, Any]], selection: Selection) 
                 ended,
                 started,
                 record["termination"],
-                {"verdict": record["verdict"], "perturbation": record["perturbation"]},
+                {
+                    "verdict": record["verdict"],
+                    "confidence": record["confidence"],
+                    "perturbation": record["perturbation"],
+                },
             )
         )
         configs[record["checker"]] = {"family": record["family"], **record["config"]}
