@@ -34,3 +34,38 @@ def test_tier_threshold_reads_the_r_matched_korn_graubard_upper_bound(tmp_path: 
     ]
     assert abs(overall["korn_graubard"][1] - 0.591772270022) < 1e-9
     assert _granted(card)["external"] is False
+
+
+def test_missing_verdicts_count_against_coverage(tmp_path: Path) -> None:
+    """4 of 60 labelled items have no verdict: coverage 56/60 = 0.933, below min_coverage 0.94
+    (it once showed 56/56 and granted the tier)."""
+    drop = ("t1/5", "t4/0", "t6/1", "t9/2")
+    card = _card(tmp_path, write_files(tmp_path, min_coverage=0.94, drop=drop))
+    abstention = card["estimate"]["abstention"]  # type: ignore[index]
+    assert (abstention["labelled"], abstention["judged"], abstention["missing"]) == (60, 56, 4)
+    assert abs(abstention["coverage"] - 56 / 60) < 1e-12
+    assert _granted(card)["external"] is False
+    reasons = next(d for d in card["eligibility"] if d["tier"] == "external")["reasons"]  # type: ignore[attr-defined]
+    assert any("coverage 0.933 below 0.94" in r for r in reasons)
+
+
+def test_drift_suspends_a_candidate_missing_anchor_verdicts(tmp_path: Path) -> None:
+    """A candidate run missing 6 of the 20 anchor verdicts once passed the drift check."""
+    args = write_files(tmp_path)
+    common = [a for a in args if a not in ("--run", str(tmp_path / "run.jsonl"))]
+    runner = CliRunner()
+    anchor = tmp_path / "anchor.json"
+    frozen = runner.invoke(cli, ["drift", *common, "--anchor", str(anchor), "--freeze", "20"])
+    assert frozen.exit_code == 0, frozen.output
+    items = json.loads(anchor.read_text())["item_ids"]
+    candidate = tmp_path / "candidate"
+    candidate.mkdir()
+    write_files(candidate, drop=tuple(items[:6]))
+    result = runner.invoke(
+        cli,
+        ["drift", *common, "--anchor", str(anchor), "--baseline", str(tmp_path / "run.jsonl"),
+         "--candidate", str(candidate / "run.jsonl")],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "drift: suspended" in result.output
+    assert "coverage moved 1.000 -> 0.700" in result.output
