@@ -172,6 +172,7 @@ def card(
         policy=policy,
         exploit_audit=_audit(audit_path),
         anchor=read_anchor(anchor_path) if anchor_path else None,
+        anchor_source=str(anchor_path or ""),
         export_log=read_export_log(export_path) if export_path else (),
         downstream=downstream,
         escalation=escalation,
