@@ -69,3 +69,25 @@ def test_drift_suspends_a_candidate_missing_anchor_verdicts(tmp_path: Path) -> N
     assert result.exit_code == 0, result.output
     assert "drift: suspended" in result.output
     assert "coverage moved 1.000 -> 0.700" in result.output
+
+
+def test_duplicate_and_unknown_verdicts_are_errors_naming_file_and_line(tmp_path: Path) -> None:
+    """A second verdict for one item was resolved last-wins; one for an item outside the gold
+    set was ignored. Both are now one message naming the file, the line and the field."""
+    args = write_files(tmp_path)
+    run = tmp_path / "run.jsonl"
+    original = run.read_text()
+    lines = original.splitlines()
+    run.write_text("\n".join([*lines, lines[1].replace('"reject"', '"accept"')]) + "\n")
+    result = CliRunner().invoke(cli, ["card", *args, "--out", str(tmp_path / "c1")])
+    assert result.exit_code == 2, result.output
+    assert "run.jsonl" in result.output
+    assert f"run.jsonl:{len(lines) + 1}:" in result.output
+    assert "has a verdict on line 2 already" in result.output
+    unknown = lines[1].replace('"t0/0"', '"t99/0"')
+    assert unknown != lines[1]
+    run.write_text("\n".join([*lines, unknown]) + "\n")
+    result = CliRunner().invoke(cli, ["card", *args, "--out", str(tmp_path / "c2")])
+    assert result.exit_code == 2, result.output
+    assert "'t99/0' is not in the gold set" in result.output
+    assert f"run.jsonl:{len(lines) + 1}:" in result.output
