@@ -53,3 +53,14 @@ def test_unsealed_gold_file_is_reproducible_through_drift_and_card(tmp_path: Pat
     assert refused.exit_code == 2, refused.output
     assert "anchor was frozen on another version of gold set" in refused.output
     assert "anchor.json" in refused.output
+
+
+def test_duplicate_gold_id_names_file_and_line(tmp_path: Path) -> None:
+    args = write_files(tmp_path)
+    gold = tmp_path / "gold.jsonl"
+    lines = gold.read_text().splitlines()
+    gold.write_text("\n".join([*lines, lines[3]]) + "\n")
+    result = CliRunner().invoke(cli, ["card", *args, "--out", str(tmp_path / "card")])
+    assert result.exit_code == 2, result.output
+    assert f"gold.jsonl:{len(lines) + 1}:" in result.output
+    assert "duplicate item_id 't0/2' (first on line 4)" in result.output

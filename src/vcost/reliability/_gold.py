@@ -243,6 +243,7 @@ def read_gold(path: str | Path, *, name: str | None = None, task_class: str = ""
         raise InputError("gold set file not found", source=p, hint="check the path")
     header: dict[str, Any] = {}
     items: list[GoldItem] = []
+    at: list[int] = []  # each item's line in the file
     if p.suffix.lower() == ".csv":
         with p.open(newline="", encoding="utf-8") as handle:
             reader = csv.DictReader(handle)
@@ -253,12 +254,25 @@ def read_gold(path: str | Path, *, name: str | None = None, task_class: str = ""
                 )
             for row, record in enumerate(reader, start=1):
                 items.append(_item(record, source=str(p), row=row, line=reader.line_num))
+                at.append(reader.line_num)
     else:
         for number, record in json_objects(p):
             if "gold_set" in record and not items:
                 header = record
                 continue
             items.append(_item(record, source=str(p), row=len(items) + 1, line=number))
+            at.append(number)
+    first: dict[str, int] = {}
+    for item, number in zip(items, at, strict=True):
+        if item.item_id in first:
+            raise InputError(
+                f"duplicate item_id {item.item_id!r} (first on line {first[item.item_id]})",
+                source=p,
+                line=number,
+                field="item_id",
+                hint="each gold item needs its own id",
+            )
+        first[item.item_id] = number
     canaries = {i.canary for i in items if i.canary} | (
         {header["canary"]} if header.get("canary") else set()
     )
