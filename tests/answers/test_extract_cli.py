@@ -70,3 +70,32 @@ def test_extracted_answer_is_graded_correct(
     (record,) = [json.loads(x) for x in (tmp_path / "run/answers.jsonl").read_text().splitlines()]
     assert record["extraction"] != "none"
     assert record["ground_truth"] == "correct", (record["extraction"], record["code"])
+
+
+def test_a_changed_configuration_under_one_alias_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Answer ids are alias/task/repeat: a rerun with another temperature once reported
+    "already there" and mixed configurations; now it is one clear message."""
+    monkeypatch.setenv(KEY_ENV, API_KEY)
+    text = f"```python\n{_reference()}```\n"
+    server = ProviderServer("openai", lambda _r: Reply(text=text, output_tokens=50)).start()
+    try:
+        outputs = []
+        for temperature in ("0.0", "0.7"):
+            models = tmp_path / "models.toml"
+            models.write_text(
+                '[[models]]\nname = "m"\nprovider = "openai"\nmodel = "m-id"\n'
+                f'family = "fam"\nbase_url = "{server.base_url}"\n'
+                f'api_key_env = "{KEY_ENV}"\ntemperature = {temperature}\nmax_retries = 1\n'
+            )
+            outputs.append(CliRunner().invoke(
+                cli, ["answers", "generate", "--models", str(models), "--task", TASK, "-n", "1",
+                      "--out", str(tmp_path / "run")],
+            ))  # fmt: skip
+    finally:
+        server.stop()
+    assert outputs[0].exit_code == 0, outputs[0].output
+    assert outputs[1].exit_code == 2, outputs[1].output
+    assert "answers.jsonl" in outputs[1].output
+    assert "temperature 0.0 -> 0.7" in outputs[1].output
