@@ -66,3 +66,23 @@ def test_data_answer_takes_the_block_that_sets_answer() -> None:
 )
 def test_stated_number(text: str, number: float | None) -> None:
     assert extract_number(text) == number
+
+
+def test_helpers_from_earlier_blocks_only_for_names_the_answer_needs() -> None:
+    """A helper and an import defined in earlier blocks are put before the entry point; an
+    unrelated earlier definition and a local variable's namesake are not."""
+    text = (
+        "```python\nimport math\ntotal = 99\ndef unused():\n    return 1\n```\n"
+        "```python\ndef scale(x):\n    return math.sqrt(x)\n```\n"
+        "```python\ndef f(xs):\n    total = 0\n    for x in xs:\n        total += scale(x)\n"
+        "    return total\n```\n"
+    )
+    extraction = extract_code(text, entry_point="f")
+    assert extraction.how == "fenced 3/3"
+    assert "def scale" in extraction.code
+    assert "import math" in extraction.code
+    assert "unused" not in extraction.code
+    assert "total = 99" not in extraction.code
+    namespace: dict[str, object] = {}
+    exec(compile(extraction.code, "answer.py", "exec"), namespace)
+    assert namespace["f"]([4, 9]) == 5.0  # type: ignore[operator]

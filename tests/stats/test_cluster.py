@@ -12,22 +12,12 @@ from scipy import stats as sps
 from vcost.stats import clopper_pearson, items_for_zero_event_bound, rule_of_three
 from vcost.stats.cluster import (
     cluster_bootstrap,
-    cluster_summary,
     intracluster_correlation,
     korn_graubard,
 )
 
 EVENTS = np.array([1, 1, 1, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0])
 CLUSTERS = np.repeat(["t1", "t2", "t3", "t4", "t5", "t6"], 4)
-
-
-def test_singleton_clusters_give_exactly_clopper_pearson() -> None:
-    """deff = 1 and t_{n-1}/t_{k-1} = 1 when every item is its own cluster."""
-    result = korn_graubard(EVENTS, np.arange(EVENTS.size))
-    naive = clopper_pearson(int(EVENTS.sum()), EVENTS.size)
-    assert result.design_effect == 1.0
-    assert result.lower == pytest.approx(naive.lower, abs=1e-12)
-    assert result.upper == pytest.approx(naive.upper, abs=1e-12)
 
 
 def test_icc_matches_a_one_way_anova_from_statsmodels() -> None:
@@ -46,18 +36,18 @@ def test_icc_matches_a_one_way_anova_from_statsmodels() -> None:
 
 
 def test_korn_graubard_matches_an_independent_scipy_computation() -> None:
-    """Korn & Graubard (1998): n* = n/deff, n*_df = n* (t_{n-1}/t_{k-1})^2 (at 0.975),
-    x* = p n*_df, Clopper-Pearson from scipy.stats.beta quantiles on (x*, n*_df)."""
-    s = cluster_summary(EVENTS, CLUSTERS)
+    """R survey's method written out by hand: v = G/(G-1) sum (y_g - p m_g)^2 / N^2,
+    n* = p(1-p)/v, n*_df = n* (t_{n-1}/t_{G-1})^2 (at 0.025), Clopper-Pearson from
+    scipy.stats.beta quantiles on (p n*_df, n*_df). R's own values: test_korn_graubard_r.py."""
     n, p = EVENTS.size, EVENTS.mean()
-    rho = s.icc
-    deff = 1 + (4 - 1) * rho  # equal cluster sizes m = 4
-    n_star = n / deff * (sps.t.ppf(0.975, n - 1) / sps.t.ppf(0.975, 6 - 1)) ** 2
+    y_g = EVENTS.reshape(6, 4).sum(axis=1)
+    v = 6 / 5 * ((y_g - p * 4) ** 2).sum() / n**2
+    n_star = p * (1 - p) / v * (sps.t.ppf(0.025, n - 1) / sps.t.ppf(0.025, 6 - 1)) ** 2
     x_star = p * n_star
     lower = sps.beta.ppf(0.025, x_star, n_star - x_star + 1)
     upper = sps.beta.ppf(0.975, x_star + 1, n_star - x_star)
     result = korn_graubard(EVENTS, CLUSTERS)
-    assert result.design_effect == pytest.approx(deff)
+    assert result.design_effect == pytest.approx(n * v / (p * (1 - p)))
     assert result.n_effective == pytest.approx(n_star)
     assert (result.lower, result.upper) == pytest.approx((lower, upper), rel=1e-9)
 

@@ -22,7 +22,16 @@ from vcost.answers._label import Labeller
 from vcost.answers._prompt import PROMPT_VERSION, answer_messages
 from vcost.errors import InputError
 from vcost.jsonl_log import JsonlLog
-from vcost.models import Completion, ModelClient, ModelConfig, ModelError, Request, complete_many
+from vcost.models import (
+    OUTPUT_FIELDS,
+    Completion,
+    ModelClient,
+    ModelConfig,
+    ModelError,
+    Request,
+    complete_many,
+    config_fingerprint,
+)
 from vcost.sandbox import Sandbox
 from vcost.tasks import CodeTask, Task
 
@@ -123,6 +132,29 @@ def answer_record(
     }
 
 
+def _refuse_changed_configs(log: AnswerLog, models: Mapping[str, ModelConfig]) -> None:
+    """Answer ids are ``alias/task/repeat``: one answers log holds one configuration per
+    alias, so answers of a changed id, snapshot, temperature ... are refused, never mixed."""
+    for record in log:
+        config = models.get(str(record.get("model")))
+        stored = record.get("config")
+        if record.get("status") != "ok" or config is None or not isinstance(stored, dict):
+            continue
+        if config_fingerprint(stored) != config.fingerprint:
+            changed = [
+                f"{name} {stored.get(name)!r} -> {config.record().get(name)!r}"
+                for name in OUTPUT_FIELDS
+                if stored.get(name) != config.record().get(name)
+            ]
+            raise InputError(
+                f"the answers log holds answers of model {config.name!r} under another "
+                f"configuration ({', '.join(changed)})",
+                source=log.path,
+                field=f"models.{config.name}",
+                hint="give the new configuration its own name, or write to a new --out folder",
+            )
+
+
 def _error_record(
     task: Task, config: ModelConfig, repeat: int, error: ModelError
 ) -> dict[str, Any]:
@@ -161,6 +193,7 @@ def generate_answers(
         raise InputError("nothing to do: no tasks or no models", hint="check the bank and models")
     result = GenerateResult()
     todo: list[tuple[Task, ModelConfig, int]] = []
+    _refuse_changed_configs(log, models)
     for config in models.values():
         for task in tasks:
             for repeat in range(n):

@@ -126,7 +126,8 @@ def card(
     adjudication = adjudicate(
         gold, read_labels(label_paths), level=policy.label_level, log=adjudication_log
     )
-    run = VerifierRun.read(run_path)
+    ids = {i.item_id for i in gold.items}
+    run = VerifierRun.read(run_path, items=ids)
     estimate = error_rates(
         gold, adjudication, run, alpha=policy.alpha, target_bound=policy.target_bound
     )
@@ -153,7 +154,7 @@ def card(
                 field="--claimed-agreement" if error.field == "claimed" else "escalated",
                 hint=error.hint,
             ) from None
-    runs = [run, *(VerifierRun.read(p) for p in family_paths)]
+    runs = [run, *(VerifierRun.read(p, items=ids) for p in family_paths)]
     bias = None
     if any(v.family_relation for r in runs for v in r.verdicts):
         bias = family_bias(gold, adjudication, runs, alpha=policy.alpha)
@@ -172,6 +173,7 @@ def card(
         policy=policy,
         exploit_audit=_audit(audit_path),
         anchor=read_anchor(anchor_path) if anchor_path else None,
+        anchor_source=str(anchor_path or ""),
         export_log=read_export_log(export_path) if export_path else (),
         downstream=downstream,
         escalation=escalation,
@@ -250,8 +252,8 @@ def drift(
         gold,
         adjudication,
         read_anchor(anchor_path),
-        VerifierRun.read(baseline),
-        VerifierRun.read(candidate),
+        VerifierRun.read(baseline, items={i.item_id for i in gold.items}),
+        VerifierRun.read(candidate, items={i.item_id for i in gold.items}),
         tolerance=policy.drift_tolerance,
     )
     click.echo(f"drift: {check.status}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 
 import click
@@ -10,7 +11,7 @@ import pandas as pd
 from rich.console import Console
 from rich.table import Table
 
-from vcost.answers import Selection, read_selection
+from vcost.answers import read_selection
 from vcost.cli._common import (
     bank_option,
     load_tasks,
@@ -33,7 +34,7 @@ from vcost.judges import (
     judgments_trace,
     order_swap,
 )
-from vcost.models import load_models
+from vcost.models import ModelConfig, load_models
 from vcost.sandbox import Sandbox
 from vcost.stats import clopper_pearson
 from vcost.trace import Trace
@@ -150,10 +151,10 @@ def run(
             concurrency=concurrency,
             progress=update,
         )
-    done = [r for r in log.judgments(perturbation) if r["checker"] in checkers]  # type: ignore[arg-type]
+    done = log.judgments(perturbation, checkers=checkers)  # type: ignore[arg-type]
     trace = judgments_trace(done, selection)
     folder = write_trace(trace, out / f"trace-{perturbation}", overwrite=True)
-    summary = _summary(log, selection, perturbation)
+    summary = _summary(log, checkers, perturbation)
     if as_json:
         click.echo(json.dumps({"run": vars(result), **summary}, indent=2, default=str))
     else:
@@ -178,12 +179,13 @@ def run(
 
 
 def _summary(
-    log: JudgmentLog, selection: Selection, perturbation: str
+    log: JudgmentLog, checkers: Mapping[str, ModelConfig], perturbation: str
 ) -> dict[str, list[dict[str, object]]]:
-    records = log.judgments(perturbation)  # type: ignore[arg-type]
+    records = log.judgments(perturbation, checkers=checkers)  # type: ignore[arg-type]
     flips = []
     if perturbation != "standard":
-        flips = [f.to_dict() for f in flip_rate(log.judgments("standard"), records)]
+        standard = log.judgments("standard", checkers=checkers)
+        flips = [f.to_dict() for f in flip_rate(standard, records)]
     return {"consistency": [c.to_dict() for c in consistency(records)], "flips": flips}
 
 

@@ -29,7 +29,14 @@ from vcost.errors import InputError
 from vcost.jsonl_log import JsonlLog
 from vcost.judges._perturb import PERTURBATIONS, Perturbation, perturb
 from vcost.judges._prompt import JUDGE_PROMPT_VERSION, judge_messages, parse_reply, run_blocks
-from vcost.models import Completion, Messages, ModelClient, ModelConfig, ModelError
+from vcost.models import (
+    Completion,
+    Messages,
+    ModelClient,
+    ModelConfig,
+    ModelError,
+    config_fingerprint,
+)
 from vcost.sandbox import Sandbox
 from vcost.tasks import CodeTask, Task
 from vcost.trace import ANSWER_COLUMNS, EPISODE_COLUMNS, EVENT_COLUMNS, Trace
@@ -50,13 +57,20 @@ def judgment_key(
     return f"{checker}/{answer_id}/{repeat}/{perturbation}"
 
 
+def _fingerprint(record: Mapping[str, Any]) -> str:
+    config = record.get("config")
+    return config_fingerprint(config) if isinstance(config, dict) else ""
+
+
 def _key_of(record: dict[str, Any]) -> str:
+    """The log's key: the judgment key and the checker's full configuration (its fingerprint),
+    so a changed model id, snapshot or temperature under the same alias is judged anew."""
     if record.get("v") != _VERSION or record.get("status") not in ("ok", "error"):
         raise ValueError("not a judgment record")
     key = record["key"]
     if not isinstance(key, str):
         raise TypeError("key is not a string")
-    return key
+    return f"{key}#{_fingerprint(record)}"
 
 
 class JudgmentLog(JsonlLog):
@@ -70,11 +84,27 @@ class JudgmentLog(JsonlLog):
             hint="the judgments log is append-only JSONL written by `vcost judge`",
         )
 
-    def judgments(self, perturbation: Perturbation | None = None) -> list[dict[str, Any]]:
-        """Finished judgments (failed calls left out), optionally of one perturbation."""
+    def judgments(
+        self,
+        perturbation: Perturbation | None = None,
+        *,
+        checkers: Mapping[str, ModelConfig] | None = None,
+    ) -> list[dict[str, Any]]:
+        """Finished judgments (failed calls left out), optionally of one perturbation and only
+        of ``checkers`` as configured now (a record of the same alias under another
+        configuration is left out, never mixed in)."""
+        wanted = None if checkers is None else {c.name: c.fingerprint for c in checkers.values()}
         return [
-            r for r in self if r["status"] == "ok" and perturbation in (None, r["perturbation"])
+            r
+            for r in self
+            if r["status"] == "ok"
+            and perturbation in (None, r["perturbation"])
+            and (wanted is None or wanted.get(r["checker"]) == _fingerprint(r))
         ]
+
+    def find(self, config: ModelConfig, key: str) -> dict[str, Any] | None:
+        """The record of judgment ``key`` by ``config`` exactly as configured, if any."""
+        return self.get(f"{key}#{config.fingerprint}")
 
 
 @dataclass
@@ -226,7 +256,8 @@ def judge(
                 result.excluded_own_family += perturbation != "same-family"
                 continue
             for repeat in range(k):
-                done = log.get(judgment_key(checker.name, answer.answer_id, repeat, perturbation))
+                key = judgment_key(checker.name, answer.answer_id, repeat, perturbation)
+                done = log.find(checker, key)
                 if done is not None and done["status"] == "ok":
                     result.skipped += 1
                 else:
@@ -269,6 +300,7 @@ def judge(
                 "answer_id": job.answer.answer_id,
                 "repeat": job.repeat,
                 "perturbation": perturbation,
+                "config": job.checker.record(),
                 "error_kind": type(exc).__name__,
                 "error": str(exc),
             }
@@ -319,6 +351,7 @@ def judgments_trace(records: Sequence[Mapping[str, Any]], selection: Selection) 
         ended = datetime.fromisoformat(calls[-1]["created_at"])
         output_tokens = sum(int(c["output_tokens"] or 0) for c in calls)
         verdict = {"correct": "accept", "incorrect": "reject"}.get(record["verdict"] or "")
+        given = record["termination"] == "verdict"  # a confidence belongs to a verdict only
         episodes.append(
             {
                 "episode_id": episode_id,
@@ -332,8 +365,8 @@ def judgments_trace(records: Sequence[Mapping[str, Any]], selection: Selection) 
                 "effort": float(output_tokens),
                 "budget": float(record["max_tokens"] * len(calls)),
                 "termination": record["termination"],
-                "verdict": verdict if record["termination"] == "verdict" else None,
-                "confidence": record["confidence"],
+                "verdict": verdict if given else None,
+                "confidence": record["confidence"] if given else None,
                 "reason": record["reason"] or None,
                 "passed": None,
                 "spec_hash": None,
@@ -353,7 +386,11 @@ def judgments_trace(records: Sequence[Mapping[str, Any]], selection: Selection) 
                 ended,
                 started,
                 record["termination"],
-                {"verdict": record["verdict"], "perturbation": record["perturbation"]},
+                {
+                    "verdict": record["verdict"],
+                    "confidence": record["confidence"],
+                    "perturbation": record["perturbation"],
+                },
             )
         )
         configs[record["checker"]] = {"family": record["family"], **record["config"]}

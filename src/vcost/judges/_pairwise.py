@@ -9,7 +9,6 @@ Never a checker's own family's answers, as in single-answer judging.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -79,9 +78,8 @@ def _messages(task: Task, first: SelectedAnswer, second: SelectedAnswer) -> list
 
 
 def _pick(text: str) -> str | None:
-    for candidate in reversed(_objects(text)):
+    for data in _objects(text):  # the first object that fits, as for verdicts
         try:
-            data = json.loads(candidate)
             if isinstance(data, dict) and isinstance(data.get("confidence"), int):
                 data["confidence"] = float(data["confidence"])
             return _Pick.model_validate(data).correct

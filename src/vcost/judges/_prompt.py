@@ -6,7 +6,9 @@ object in a strict schema::
 
     {"verdict": "correct" | "incorrect" | "unverifiable", "confidence": 0.5-1.0, "reason": "..."}
 
-(a Markdown fence around it, prose before it, and extra keys are tolerated). Anything else is
+(a Markdown fence around it, prose around it, and extra keys are tolerated; the first object
+that fits the schema is the verdict, so a schema example after it is ignored; a confidence
+below 0.5 is outside the schema). Anything else is
 kept raw and recorded as declared unverifiable; a reply cut off by the token limit before a
 verdict counts as the budget running out.
 
@@ -75,7 +77,7 @@ class _Reply(BaseModel):
     model_config = ConfigDict(extra="ignore", strict=True)
 
     verdict: Literal["correct", "incorrect", "unverifiable"]
-    confidence: float = Field(ge=0.0, le=1.0)
+    confidence: float = Field(ge=0.5, le=1.0)
     reason: str = ""
 
 
@@ -89,34 +91,34 @@ class ParsedReply:
     problem: str | None = None
 
 
-_FENCED_JSON = re.compile(r"```(?:json)?\s*\n(.*?)```", re.S)
-_RUN = re.compile(r"```run[ \t]*\n(.*?)(?:```|\Z)", re.S)
+_RUN = re.compile(r"```run[ \t]*\r?\n(.*?)(?:```|\Z)", re.S)
+_DECODER = json.JSONDecoder()
 
 
-def _objects(text: str) -> list[str]:
-    """Candidate JSON object texts: fenced blocks, the whole text, each balanced {...}."""
-    found = [m.group(1) for m in _FENCED_JSON.finditer(text)] + [text.strip()]
-    depth, start = 0, -1
-    for i, char in enumerate(text):
-        if char == "{":
-            if depth == 0:
-                start = i
-            depth += 1
-        elif char == "}" and depth:
-            depth -= 1
-            if depth == 0:
-                found.append(text[start : i + 1])
+def _objects(text: str) -> list[object]:
+    """The JSON values that start at a ``{`` of the reply, in the order they appear (a fence
+    around one is just text around it; braces inside a JSON string do not split it)."""
+    found: list[object] = []
+    i = text.find("{")
+    while i != -1:
+        try:
+            value, end = _DECODER.raw_decode(text, i)
+        except ValueError:
+            i = text.find("{", i + 1)
+            continue
+        found.append(value)
+        i = text.find("{", end)
     return found
 
 
 def parse_reply(text: str) -> ParsedReply:
-    """Read a verdict from a checker's reply (schema in the module docstring)."""
+    """Read a verdict from a checker's reply (schema in the module docstring).
+
+    The FIRST object that fits the schema is the verdict: what follows it (a schema example, a
+    quoted template) never overrides it.
+    """
     problem = "no JSON object in the reply"
-    for candidate in reversed(_objects(text)):
-        try:
-            data = json.loads(candidate)
-        except ValueError:
-            continue
+    for data in _objects(text):
         if not isinstance(data, dict):
             continue
         if isinstance(data.get("confidence"), int) and not isinstance(data["confidence"], bool):

@@ -26,7 +26,14 @@ from vcost.models._client import (
     complete_many,
     request_hash,
 )
-from vcost.models._config import DEFAULT_API_KEY_ENV, ModelConfig, Provider, load_models
+from vcost.models._config import (
+    DEFAULT_API_KEY_ENV,
+    OUTPUT_FIELDS,
+    ModelConfig,
+    Provider,
+    config_fingerprint,
+    load_models,
+)
 from vcost.models._errors import (
     CassetteMissError,
     ModelAuthError,
@@ -44,6 +51,7 @@ from vcost.models._routing import RoutingClient
 
 __all__ = [
     "DEFAULT_API_KEY_ENV",
+    "OUTPUT_FIELDS",
     "AnthropicClient",
     "Cassette",
     "CassetteClient",
@@ -69,6 +77,7 @@ __all__ = [
     "Usage",
     "canonical_request",
     "complete_many",
+    "config_fingerprint",
     "load_models",
     "request_hash",
 ]

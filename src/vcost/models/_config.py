@@ -30,8 +30,11 @@ The API key is read at call time from the environment variable named by ``api_ke
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -39,7 +42,14 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from vcost.errors import InputError
 
-__all__ = ["DEFAULT_API_KEY_ENV", "ModelConfig", "Provider", "load_models"]
+__all__ = [
+    "DEFAULT_API_KEY_ENV",
+    "OUTPUT_FIELDS",
+    "ModelConfig",
+    "Provider",
+    "config_fingerprint",
+    "load_models",
+]
 
 Provider = Literal["openai", "anthropic"]
 
@@ -47,6 +57,26 @@ DEFAULT_API_KEY_ENV: dict[str, str] = {
     "openai": "OPENAI_API_KEY",
     "anthropic": "ANTHROPIC_API_KEY",
 }
+
+
+#: The configuration fields a model's output depends on: resumable records are keyed by them,
+#: not by the local alias (``name``), so a changed id, snapshot or temperature is a new run.
+OUTPUT_FIELDS = (
+    "provider",
+    "model",
+    "snapshot",
+    "temperature",
+    "max_tokens",
+    "system_prompt",
+    "seed",
+)
+
+
+def config_fingerprint(record: Mapping[str, Any]) -> str:
+    """12 hex digits of the SHA-256 of a configuration record's :data:`OUTPUT_FIELDS` (works on
+    the ``config`` a log record stores as well as on :meth:`ModelConfig.record`)."""
+    fields = {name: record.get(name) for name in OUTPUT_FIELDS}
+    return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()[:12]
 
 
 class ModelConfig(BaseModel):
@@ -115,6 +145,11 @@ class ModelConfig(BaseModel):
             "input_price_per_mtok": self.input_price_per_mtok,
             "output_price_per_mtok": self.output_price_per_mtok,
         }
+
+    @property
+    def fingerprint(self) -> str:
+        """What the model's output depends on, hashed (:func:`config_fingerprint`)."""
+        return config_fingerprint(self.record())
 
     def cost_usd(self, input_tokens: int | None, output_tokens: int | None) -> float | None:
         """Cost of one call in USD, or None when unpriced or the usage is unknown."""

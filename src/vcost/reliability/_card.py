@@ -406,6 +406,7 @@ def build_card(
     flip_rates: Sequence[Any] = (),
     exploit_audit: Mapping[str, Any] | None = None,
     anchor: AnchorSet | None = None,
+    anchor_source: str = "",
     drift: DriftCheck | None = None,
     export_log: Sequence[Mapping[str, Any]] = (),
     issued_at: datetime | None = None,
@@ -427,6 +428,14 @@ def build_card(
             f"{policy.label_level!r}",
             source=policy.source or None,
             field="label_level",
+        )
+    if anchor is not None and anchor.gold_digest != gold.digest():
+        raise InputError(
+            f"the anchor was frozen on another version of gold set {anchor.gold_set!r} "
+            f"(digest {anchor.gold_digest[:12]}, this gold set {gold.digest()[:12]})",
+            source=anchor_source or None,
+            field="gold_digest",
+            hint="build the card on the gold set the anchor was drawn from, or freeze a new anchor",
         )
     now = issued_at or datetime.now(UTC)
     labelling = adjudication.to_dict()

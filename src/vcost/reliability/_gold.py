@@ -35,6 +35,7 @@ __all__ = [
     "GoldItem",
     "GoldSet",
     "Stratum",
+    "content_canary",
     "export_gold",
     "find_canary",
     "gold_from_answers",
@@ -233,13 +234,16 @@ def _item(data: Mapping[str, Any], *, source: str, row: int, line: int | None) -
 def read_gold(path: str | Path, *, name: str | None = None, task_class: str = "") -> GoldSet:
     """Read a gold set from JSONL (one item per line; an optional first line
     ``{"gold_set": name, "task_class": ..., "canary": ...}``) or CSV (columns as
-    :class:`GoldItem`). Items without a canary are sealed with the header's (or a fresh) one;
-    an item with a different canary is an error."""
+    :class:`GoldItem`). Items without a canary are sealed with the header's; a file with no
+    canary at all gets :func:`content_canary` (the same on every read, so its digest is
+    reproducible; seal the set to get a secret one). An item with a different canary is an
+    error."""
     p = Path(path)
     if not p.is_file():
         raise InputError("gold set file not found", source=p, hint="check the path")
     header: dict[str, Any] = {}
     items: list[GoldItem] = []
+    at: list[int] = []  # each item's line in the file
     if p.suffix.lower() == ".csv":
         with p.open(newline="", encoding="utf-8") as handle:
             reader = csv.DictReader(handle)
@@ -250,12 +254,25 @@ def read_gold(path: str | Path, *, name: str | None = None, task_class: str = ""
                 )
             for row, record in enumerate(reader, start=1):
                 items.append(_item(record, source=str(p), row=row, line=reader.line_num))
+                at.append(reader.line_num)
     else:
         for number, record in json_objects(p):
             if "gold_set" in record and not items:
                 header = record
                 continue
             items.append(_item(record, source=str(p), row=len(items) + 1, line=number))
+            at.append(number)
+    first: dict[str, int] = {}
+    for item, number in zip(items, at, strict=True):
+        if item.item_id in first:
+            raise InputError(
+                f"duplicate item_id {item.item_id!r} (first on line {first[item.item_id]})",
+                source=p,
+                line=number,
+                field="item_id",
+                hint="each gold item needs its own id",
+            )
+        first[item.item_id] = number
     canaries = {i.canary for i in items if i.canary} | (
         {header["canary"]} if header.get("canary") else set()
     )
@@ -271,8 +288,15 @@ def read_gold(path: str | Path, *, name: str | None = None, task_class: str = ""
         gold_name,
         task_class or str(header.get("task_class") or ""),
         items,
-        canary=next(iter(canaries)) if canaries else None,
+        canary=next(iter(canaries)) if canaries else content_canary(gold_name, items),
     )
+
+
+def content_canary(name: str, items: Sequence[GoldItem]) -> str:
+    """The canary of an unsealed gold file: prefix, name and 128 bits of the SHA-256 of its
+    items, so the same file gets the same canary (and digest) on every read."""
+    text = json.dumps([{**i.to_dict(), "canary": ""} for i in items], sort_keys=True)
+    return f"{CANARY_PREFIX} {name} {hashlib.sha256(text.encode()).hexdigest()[:32]}"
 
 
 def write_gold(gold: GoldSet, path: str | Path) -> Path:

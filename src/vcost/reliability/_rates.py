@@ -105,7 +105,12 @@ class RateEstimate:
 
 @dataclass(frozen=True)
 class Abstention:
-    """Coverage (share of labelled items judged) and accuracy when judging, reported together."""
+    """Coverage (share of labelled items judged) and accuracy when judging, reported together.
+
+    A labelled item with no verdict in the run counts as an abstention: it is in ``labelled``
+    and ``missing`` and lowers the coverage, so a run cannot raise its coverage by leaving
+    items out.
+    """
 
     labelled: int
     judged: int
@@ -341,9 +346,9 @@ def error_rates(
                     seed=seed,
                 )
             )
-    labelled = judged + abstained
+    labelled = judged + abstained + len(missing)  # a missing verdict is an abstention
     abstention = Abstention(
-        labelled=labelled + len(missing),
+        labelled=labelled,
         judged=judged,
         abstained=abstained,
         missing=len(missing),

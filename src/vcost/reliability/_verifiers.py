@@ -145,8 +145,11 @@ class VerifierRun:
         return p
 
     @classmethod
-    def read(cls, path: str | Path) -> VerifierRun:
-        """Read a run written by :meth:`write` (or by a team's own tool in the same format)."""
+    def read(cls, path: str | Path, *, items: Collection[str] | None = None) -> VerifierRun:
+        """Read a run written by :meth:`write` (or by a team's own tool in the same format).
+
+        Two verdicts for one item are refused (the message names both lines), and so, when the
+        gold set's ``items`` are given, is a verdict for an item not in it."""
         p = Path(path)
         lines = _lines(p, "verifier run file")
         if not lines:
@@ -160,9 +163,32 @@ class VerifierRun:
                 field="verifier",
                 hint='{"verifier": {"name": ..., "kind": ..., "version": ...}, "run_at": ...}',
             )
+        verdicts: list[Verdict] = []
+        seen: dict[str, int] = {}
+        for number, text in lines[1:]:
+            verdict = _verdict(p, number, text)
+            if verdict.item_id in seen:
+                raise InputError(
+                    f"item {verdict.item_id!r} has a verdict on line {seen[verdict.item_id]} "
+                    "already",
+                    source=p,
+                    line=number,
+                    field="item_id",
+                    hint="one verdict per gold item: remove the duplicate line",
+                )
+            if items is not None and verdict.item_id not in items:
+                raise InputError(
+                    f"item {verdict.item_id!r} is not in the gold set",
+                    source=p,
+                    line=number,
+                    field="item_id",
+                    hint="the run must be of this gold set: check the item ids or the --gold file",
+                )
+            seen[verdict.item_id] = number
+            verdicts.append(verdict)
         return cls(
             identity=VerifierIdentity.from_dict(header["verifier"]),
-            verdicts=tuple(_verdict(p, n, text) for n, text in lines[1:]),
+            verdicts=tuple(verdicts),
             run_at=str(header.get("run_at") or ""),
             gold_digest=str(header.get("gold_digest") or ""),
         )

@@ -17,12 +17,19 @@ binomial interval then claims more precision than the data hold. Three pieces:
     rho estimate is truncated: deff is never below 1, as Korn & Graubard advise.
 ``korn_graubard``
     Korn & Graubard (1998), "Confidence intervals for proportions with small expected number of
-    positive counts estimated from survey data", Survey Methodology 24(2): the Clopper-Pearson
-    interval on the effective sample n* = n/deff with x* = p n*, degrees-of-freedom adjusted
-    n*_df = n* (t_{n-1}/t_{k-1})^2 at the interval's quantile (k clusters), n*_df <= n, and
-    deff = 1 when p = 0 or 1 (no within-cluster variance to estimate). Beta quantiles take
-    non-integer x* and n*. With singleton clusters deff = 1 and k - 1 = n - 1, so the interval
-    is exactly Clopper-Pearson's.
+    positive counts estimated from survey data", Survey Methodology 24(2), computed exactly as
+    R's ``survey::svyciprop(method = "beta")`` on ``svydesign(ids = ~cluster)``: the design
+    variance of the pooled proportion is the with-replacement linearisation estimate
+    v = G/(G-1) sum_g (y_g - p m_g)^2 / N^2 (G clusters), the effective sample size
+    n* = p(1-p)/v, adjusted for degrees of freedom n*_df = n* (t_{N-1}/t_{G-1})^2 at alpha/2
+    (``degf`` = G - 1), and the Clopper-Pearson interval on (x* = p n*_df, n*_df) from beta
+    quantiles (non-integer x* and n* allowed). Golden values from R in
+    tests/stats/test_korn_graubard_r.py (script tests/reference/korn_graubard.R). One
+    departure, on by default (``deff_floor``): when the design effect comes out below 1
+    (clusters more alike than chance), n* is capped at N, as Korn & Graubard advise, so the
+    interval is never narrower than R's; ``deff_floor=False`` gives R's interval there too. With
+    p = 0 or 1 the variance is 0 and R returns NaN; here n* = N (no within-cluster variance to
+    estimate) and the bound is Clopper-Pearson's on N with the df adjustment.
 ``cluster_bootstrap``
     Resample clusters with replacement and take the percentile interval of the pooled
     proportion: the one-way case of :func:`vcost.stats.bootstrap.pigeonhole_sums` (every item
@@ -179,26 +186,44 @@ def _beta_interval(x: float, n: float, alpha: float) -> tuple[float, float]:
     return lower, upper
 
 
+def _design_variance(counts: np.ndarray, sizes: np.ndarray) -> float:
+    """R survey's linearisation variance of the pooled proportion for a one-stage cluster
+    sample with equal weights (``svymean`` on ``svydesign(ids = ~cluster)``)."""
+    g = counts.size
+    n = float(sizes.sum())
+    p = float(counts.sum()) / n
+    return g / (g - 1) * float(np.sum((counts - p * sizes) ** 2)) / n**2
+
+
 def korn_graubard(
     events: npt.ArrayLike,
     clusters: npt.ArrayLike,
     *,
     alpha: float = 0.05,
     df_adjust: bool = True,
+    deff_floor: bool = True,
 ) -> ClusterInterval:
-    """Korn & Graubard (1998) Clopper-Pearson interval on the design-effect sample size.
+    """Korn & Graubard (1998) interval as R's ``svyciprop(method = "beta")`` (module docstring).
 
     ``events`` are 0/1 per item, ``clusters`` the item's cluster label (task, source, ...).
+    ``design_effect`` on the result is the design-based one, p(1-p)/N over the design variance.
     """
     alpha = _check_alpha(alpha)
-    s = cluster_summary(events, clusters)
+    counts, sizes = _groups(events, clusters)
+    s = _summary(counts, sizes)
     p = s.estimate
-    deff = s.design_effect if 0 < s.events < s.n else 1.0
-    n_eff = s.n / deff
+    n = float(s.n)
+    if 0 < s.events < s.n and s.clusters >= 2:
+        variance = _design_variance(counts, sizes)
+        n_eff = p * (1.0 - p) / variance if variance > 0.0 else n  # R: a point interval
+    else:
+        n_eff = n  # p = 0 or 1, or one cluster: no design variance to estimate
+    if deff_floor:
+        n_eff = min(n_eff, n)
+    deff = n / n_eff if n_eff > 0 else math.inf
     if df_adjust and s.clusters >= 2 and s.n >= 2:
-        ratio = float(sps.t.ppf(1 - alpha / 2, s.n - 1) / sps.t.ppf(1 - alpha / 2, s.clusters - 1))
+        ratio = float(sps.t.ppf(alpha / 2, s.n - 1) / sps.t.ppf(alpha / 2, s.clusters - 1))
         n_eff *= ratio**2
-    n_eff = min(n_eff, float(s.n))
     lower, upper = _beta_interval(p * n_eff, n_eff, alpha)
     return ClusterInterval(
         estimate=p,

@@ -1,0 +1,101 @@
+"""Code extraction through `vcost answers generate` (a real local server sends each reply):
+fences inside list items, CRLF replies, longer closing fences, helpers in an earlier block."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from vcost.cli import cli
+from vcost.models.testing import API_KEY, KEY_ENV, ProviderServer, Reply
+from vcost.tasks import BUNDLED_BANK, CodeTask, load_bank
+
+TASK = "e-electricity-bill"
+
+
+def _reference() -> str:
+    (task,) = [t for t in load_bank(BUNDLED_BANK) if t.id == TASK]
+    assert isinstance(task, CodeTask)
+    return task.reference
+
+
+def _list_item() -> str:
+    code = textwrap.indent(_reference(), "   ")
+    return f"Steps:\n\n1. The function:\n\n   ```python\n{code}   ```\n\n2. Done.\n"
+
+
+def _crlf() -> str:
+    return f"Here it is:\n```python\n{_reference()}```\nHope this helps!\n".replace("\n", "\r\n")
+
+
+def _long_close() -> str:
+    return f"```python\n{_reference()}````\n\nThat is all.\n"
+
+
+def _helper_earlier() -> str:
+    helper = "def _positive_total(days):\n    return sum(k for k in days if k > 0)\n"
+    body = _reference().replace(
+        "    total = 0\n    for kwh in daily_kwh:\n        if kwh > 0:\n            total += kwh\n",
+        "    total = _positive_total(daily_kwh)\n",
+    )
+    assert "_positive_total" in body
+    return f"A helper:\n```python\n{helper}```\nAnd the function:\n```python\n{body}```\n"
+
+
+@pytest.mark.parametrize("reply", [_list_item, _crlf, _long_close, _helper_earlier])
+def test_extracted_answer_is_graded_correct(
+    reply: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(KEY_ENV, API_KEY)
+    text = reply()  # type: ignore[operator]
+    server = ProviderServer("openai", lambda _r: Reply(text=text, output_tokens=50)).start()
+    try:
+        models = tmp_path / "models.toml"
+        models.write_text(
+            '[[models]]\nname = "m"\nprovider = "openai"\nmodel = "m-id"\n'
+            f'family = "fam"\nbase_url = "{server.base_url}"\napi_key_env = "{KEY_ENV}"\n'
+            "max_tokens = 2000\nmax_retries = 1\n"
+        )
+        result = CliRunner().invoke(
+            cli, ["answers", "generate", "--models", str(models), "--task", TASK, "-n", "1",
+                  "--out", str(tmp_path / "run"), "--json"],
+        )  # fmt: skip
+        assert result.exit_code == 0, result.output
+    finally:
+        server.stop()
+    (record,) = [json.loads(x) for x in (tmp_path / "run/answers.jsonl").read_text().splitlines()]
+    assert record["extraction"] != "none"
+    assert record["ground_truth"] == "correct", (record["extraction"], record["code"])
+
+
+def test_a_changed_configuration_under_one_alias_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Answer ids are alias/task/repeat: a rerun with another temperature once reported
+    "already there" and mixed configurations; now it is one clear message."""
+    monkeypatch.setenv(KEY_ENV, API_KEY)
+    text = f"```python\n{_reference()}```\n"
+    server = ProviderServer("openai", lambda _r: Reply(text=text, output_tokens=50)).start()
+    try:
+        outputs = []
+        for temperature in ("0.0", "0.7"):
+            models = tmp_path / "models.toml"
+            models.write_text(
+                '[[models]]\nname = "m"\nprovider = "openai"\nmodel = "m-id"\n'
+                f'family = "fam"\nbase_url = "{server.base_url}"\n'
+                f'api_key_env = "{KEY_ENV}"\ntemperature = {temperature}\nmax_retries = 1\n'
+            )
+            outputs.append(CliRunner().invoke(
+                cli, ["answers", "generate", "--models", str(models), "--task", TASK, "-n", "1",
+                      "--out", str(tmp_path / "run")],
+            ))  # fmt: skip
+    finally:
+        server.stop()
+    assert outputs[0].exit_code == 0, outputs[0].output
+    assert outputs[1].exit_code == 2, outputs[1].output
+    assert "answers.jsonl" in outputs[1].output
+    assert "temperature 0.0 -> 0.7" in outputs[1].output
