@@ -434,7 +434,8 @@ def _more(
     subset = spec.verdicts.subset if spec is not None else None
     vce = classify_subset(trace, q=q, alpha=alpha, method=method,
                           m=spec.m if spec is not None else None,
-                          subset_per_answer=subset.per_answer if subset else None)  # fmt: skip
+                          subset_per_answer=subset.per_answer if subset else None,
+                          subset_answers=subset.answers if subset else None)  # fmt: skip
     notes.extend(vce.notes)
     arms, arm_notes = budget_arms(checks, spec)
     notes.extend(arm_notes)
