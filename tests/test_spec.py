@@ -844,3 +844,14 @@ def test_the_pause_rule_is_optional_and_leaves_existing_hashes_alone() -> None:
         StudySpec.from_toml_text(
             text.replace("\n[sessions]\n", '\n[sessions]\npause = "whenever"\n', 1)
         )
+
+
+def test_prereg_has_an_analysis_plan_with_vcost_s_declared_choices() -> None:
+    """Issue 16 item 7: the pre-registration lists every pre-registered analysis and the
+    estimator choices that are vcost's own (fixed-effects survival, clustered logit)."""
+    from vcost.spec import StudySpec, example_path, prereg
+
+    text = prereg(StudySpec.load(example_path("core-study")))
+    plan = text[text.index("## 7. Analysis plan") : text.index("## 8. Instrumentation cost")]
+    for needle in ("H1", "H3", "break-even", "fixed-effects", "clustered", "order-statistic"):
+        assert needle in plan, needle

@@ -156,11 +156,14 @@ class IndicatorReport:
     computed_at: str
     versions: dict[str, str]
     deviations: list[dict[str, Any]] = field(default_factory=list)
+    study: dict[str, Any] = field(default_factory=dict)
+    """name, version (the protocol version every result carries) and whether the hash is a lock."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (NaN becomes None)."""
         body = {
             "spec_hash": self.spec_hash,
+            "study": self.study,
             "computed_at": self.computed_at,
             "versions": self.versions,
             "settings": asdict(self.settings),
@@ -591,7 +594,21 @@ def compute_indicators(
             "pandas": pd.__version__,
         },
         deviations=[_deviation(d) for d in (spec.deviations if spec else [])],
+        study=spec_identity(spec),
     )
+
+
+def spec_identity(spec: Any) -> dict[str, Any]:
+    """Study name and version, and which hash stamps the results (lock or content hash)."""
+    if spec is None:
+        return {}
+    return {
+        "name": spec.study.name,
+        "version": spec.study.version,
+        "hash": spec.stamp_hash,
+        "hash_kind": "lock hash" if spec.lock_hash else "content hash (not locked)",
+        "content_hash": spec.spec_hash,
+    }
 
 
 def _deviation(d: Any) -> dict[str, Any]:

@@ -49,7 +49,7 @@ def test_batched_person_ratios_equal_one_at_a_time() -> None:
     rng = np.random.default_rng(2)
     i = 0
     for _v, sub in att.groupby("verifier_id", sort=True):
-        for d in ["all", *difficulty_levels(sub["difficulty"])]:
+        for d in ["all", *difficulty_levels(sub["difficulty"])]:  # labelled: per-label rows too
             cell = sub if d == "all" else sub[sub["difficulty"] == d]
             est, _note = _subset_ratio(cell, 60, rng, 0.05)
             row = batched.iloc[i]

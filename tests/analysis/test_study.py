@@ -22,7 +22,7 @@ from vcost.analysis import (
     rates,
     verification_ratio,
 )
-from vcost.analysis.study import _per_100
+from vcost.analysis.outcomes import per_100 as _per_100
 from vcost.cli import cli
 from vcost.errors import InputError
 from vcost.simulate import PanelStudy, simulate_panel
@@ -80,15 +80,33 @@ def test_censored_model_recovers_ratio_that_naive_averaging_biases() -> None:
 
 def test_ratio_interval_coverage_by_simulation() -> None:
     """Nominal 95 % task-bootstrap interval of the overall ratio covers the truth within Monte
-    Carlo error: 60 simulated 8-person panels (MC s.e. ~0.028; accept 0.87-1.0)."""
-    hits = []
+    Carlo error: 60 simulated 8-person panels (MC s.e. ~0.028; accept 0.87-1.0). The same for
+    H1's contrast, the ratio on hard over the ratio on easy tasks (truth 0.8 / 0.45)."""
+    hits, rise = [], []
     for seed in range(60):
         sim = simulate_panel(PanelStudy(people=8, seed=500 + seed, guess_rate=0.0,
                                         accept_speed=1.0, idle_rate=0.0, events=False))  # fmt: skip
         att = attempt_table(sim.trace, difficulty=_difficulty(sim))
         r = verification_ratio(att, reps=150, seed=seed, engine="numpy", weibull=False)
         hits.append(r.overall.lower <= sim.true_overall_ratio <= r.overall.upper)
+        truth = sim.true_ratio["hard"] / sim.true_ratio["easy"]
+        rise.append(r.rise["hard"].lower <= truth <= r.rise["hard"].upper)
     assert 0.87 <= np.mean(hits) <= 1.0
+    assert 0.87 <= np.mean(rise) <= 1.0
+
+
+def test_h1_contrast_is_the_interaction_coefficient() -> None:
+    """The H1 contrast equals exp of lifelines' check:diff[hard] coefficient (an independent
+    read of the fitted model) and the ratio of the two per-label ratios."""
+    sim = simulate_panel(PanelStudy(people=6, seed=21))
+    att = attempt_table(sim.trace, difficulty=_difficulty(sim))
+    r = verification_ratio(att, reps=60, weibull=False)
+    coef = float(r.coefficients.loc[("mu_", "check:diff[hard]"), "coef"])
+    assert r.rise["hard"].value == pytest.approx(np.exp(coef), rel=1e-9)
+    assert r.rise["hard"].value == pytest.approx(
+        r.by_difficulty["hard"].value / r.by_difficulty["easy"].value, rel=1e-9
+    )
+    assert r.rise["hard"].lower < r.rise["hard"].value < r.rise["hard"].upper
 
 
 def test_lifelines_and_numpy_engines_agree() -> None:
@@ -153,7 +171,7 @@ def test_trace_with_no_check_episodes_gives_labelled_partial_result() -> None:
     assert a.ratio is None
     assert any("no check episodes" in n for n in a.notes)
     assert a.pilot  # nobody has both blocks
-    assert np.isfinite(a.per_hour["doing"])
+    assert np.isfinite(a.per_hour.set_index("mode").loc["doing", "value"])
     with pytest.raises(InputError, match="no check episodes"):
         verification_ratio(a.attempts)
 
@@ -198,4 +216,6 @@ def test_rates_and_per_100_invariants(rows: list[tuple[str, str | None]]) -> Non
             assert 0.0 <= est.lower <= est.value <= est.upper <= 1.0
     if set(checks["ground_truth"]) == {"correct", "incorrect"}:
         per = _per_100(checks)
-        np.testing.assert_allclose(per.drop(columns="error_rate").sum(axis=1), 100.0)
+        values = [c for c in per.columns if c != "error_rate" and not c.endswith(("_lower",
+                  "_upper"))]  # fmt: skip
+        np.testing.assert_allclose(per[values].sum(axis=1), 100.0)

@@ -192,3 +192,16 @@ def test_counts_add_up_and_agree_with_classify_vce(outcomes: list[str]) -> None:
     assert e.confirmed + e.not_vce + e.inconclusive == len(outcomes)
     assert e.lower == pytest.approx(e.confirmed / len(outcomes))
     assert e.upper == pytest.approx((e.confirmed + e.inconclusive) / len(outcomes))
+
+
+def test_a_subset_unlike_the_declared_one_and_an_undeclared_budget_are_noted() -> None:
+    """Issue 16 item 7: the spec declares 12 subset answers and a 15-minute budget; the trace
+    has 4 larger-verdict answers and 10-minute checks: a note and a WARNING say so."""
+    text = SPEC.replace("answers = 4", "answers = 12").replace("value = 10", "value = 15")
+    a = analyse_study(_trace(), spec=StudySpec.from_toml_text(text), reps=40)
+    assert any("declares a subset of 12 answers; 4 are classified" in n for n in a.notes)
+    warning = [n for n in a.notes if n.startswith("WARNING") and "budget" in n]
+    assert warning
+    assert "trace budgets 10" in warning[0]
+    plain = analyse_study(_trace(), spec=StudySpec.from_toml_text(SPEC), reps=40)
+    assert not any("declares a subset" in n or n.startswith("WARNING") for n in plain.notes)

@@ -98,11 +98,12 @@ def classify_subset(
     method: str = "clopper-pearson",
     m: int | None = None,
     subset_per_answer: int | None = None,
+    subset_answers: int | None = None,
 ) -> VceResult:
     """Classify the larger-verdict subset of wrong answers from the people's checks (module doc).
 
     ``m`` is the spec's verdicts per answer, ``subset_per_answer`` its declared subset's (None:
-    no subset declared).
+    no subset declared), ``subset_answers`` its declared size (a note when the trace's differs).
     """
     human = human_checks(trace)
     table = output_table(human, settings_for(q, alpha, method, reps=1, seed=0, unit="-"))
@@ -126,6 +127,11 @@ def classify_subset(
             )
             rule = "every wrong answer with a human check (the declared subset is missing)"
             chosen = wrong
+        if subset_answers is not None and len(chosen) != subset_answers:
+            notes.append(
+                f"VCE: the spec declares a subset of {subset_answers} answers; "
+                f"{len(chosen)} are classified ({rule})"
+            )
         wrong = chosen
     else:
         rule = "every wrong answer with a human check (no larger-verdict subset declared)"

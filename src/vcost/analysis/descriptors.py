@@ -57,6 +57,27 @@ def _close(a: float, b: float) -> bool:
     return math.isclose(a, b, rel_tol=1e-6, abs_tol=1e-9)
 
 
+def _budget_mismatch(checks: pd.DataFrame, spec: StudySpec) -> list[str]:
+    """A WARNING when check budgets in the trace differ from the spec's (fixed or per task)."""
+    differ, unknown, seen = 0, 0, set()
+    for task, budget in zip(checks["task_id"], checks["budget"], strict=True):
+        try:
+            declared = spec.budget_for(None if task is None else str(task))
+        except SpecError:
+            unknown += 1
+            continue
+        if not _close(float(budget), float(declared)):
+            differ += 1
+            seen.add(f"{float(budget):g}")
+    if not differ:
+        return []
+    return [
+        f"WARNING: {differ} of {len(checks)} check(s) have a budget unlike the spec's "
+        f"({spec.budget.mode} budget; trace budgets {', '.join(sorted(seen)[:5])}): results "
+        "describe the budgets actually used, not the declared one"
+    ]
+
+
 def budget_arms(checks: pd.DataFrame, spec: StudySpec | None) -> tuple[pd.Series, list[str]]:
     """Each check episode's budget arm, indexed by episode_id, and notes (module doc)."""
     notes: list[str] = []
@@ -65,6 +86,7 @@ def budget_arms(checks: pd.DataFrame, spec: StudySpec | None) -> tuple[pd.Series
         return pd.Series("all", index=index, dtype=object), notes
     mode = spec.budget.mode
     if mode != "arms":
+        notes += _budget_mismatch(checks, spec)
         return pd.Series(str(mode), index=index, dtype=object), notes
     arms: list[Any] = []
     ambiguous = 0

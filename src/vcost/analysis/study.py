@@ -50,7 +50,6 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
 import pandas as pd
 
 from vcost import __version__
@@ -65,14 +64,30 @@ from vcost.analysis.acceptance import AcceptanceModel, acceptance_model, verifie
 from vcost.analysis.ai_checks import rq4
 from vcost.analysis.classification import VceResult, classify_subset
 from vcost.analysis.configs import model_configurations
+from vcost.analysis.delegation import (
+    break_even_by,
+    break_even_tasks,
+    correct_per_hour,
+    person_break_even,
+)
 from vcost.analysis.descriptors import (
     budget_arms,
     episode_descriptors,
     success_by_arm,
     summarise_descriptors,
 )
+from vcost.analysis.h3 import H3Test, h3_medians, h3_test
 from vcost.analysis.misses import MissComparison
 from vcost.analysis.mixed import MixedRatio, mixed_ratio
+from vcost.analysis.outcomes import (
+    REAL_WORLD_ERROR_RATES,
+    by_column,
+    decomposition,
+    per_100,
+    premature_closures,
+    rates,
+)
+from vcost.analysis.patterns import pattern_counts
 from vcost.analysis.per_model import natural_errors, per_model
 from vcost.analysis.ratio import (
     RatioEstimate,
@@ -85,8 +100,8 @@ from vcost.analysis.ratio import (
 from vcost.analysis.realism import RealismResult, compare_realism
 from vcost.analysis.trend import SessionTrend, session_trend
 from vcost.errors import InputError
-from vcost.indicators import Estimate
-from vcost.stats.intervals import binomial_interval
+from vcost.indicators import Estimate, spec_identity
+from vcost.stats.quantile import median_interval
 from vcost.trace import Trace
 
 if TYPE_CHECKING:
@@ -95,7 +110,7 @@ if TYPE_CHECKING:
 
 __all__ = ["REAL_WORLD_ERROR_RATES", "StudyAnalysis", "analyse_study", "rates", "to_jsonable"]
 
-REAL_WORLD_ERROR_RATES = (0.05, 0.10, 0.20)
+
 PILOT_MINIMUM = 3
 
 
@@ -113,13 +128,13 @@ class StudyAnalysis:
     people: pd.DataFrame
     tasks: pd.DataFrame
     break_even: pd.DataFrame
-    per_hour: dict[str, float]
+    per_hour: pd.DataFrame
     error_rates: dict[str, Estimate]
     by_subtlety: pd.DataFrame
     by_error_type: pd.DataFrame
     per_100: pd.DataFrame
     h3: pd.DataFrame
-    premature_closures: int
+    premature_closures: dict[str, Any]
     decomposition: pd.DataFrame
     time_to_correct: dict[str, float]
     flags: dict[str, int]
@@ -137,6 +152,11 @@ class StudyAnalysis:
     mixed: MixedRatio | None = None
     acceptance: AcceptanceModel | None = None
     trend: SessionTrend | None = None
+    h3_test: H3Test | None = None
+    break_even_by: pd.DataFrame = field(default_factory=pd.DataFrame)
+    person_break_even: pd.DataFrame = field(default_factory=pd.DataFrame)
+    patterns: pd.DataFrame = field(default_factory=pd.DataFrame)
+    correct_only: RatioEstimate | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """All numbers as JSON-ready data (frames as lists of records)."""
@@ -150,7 +170,14 @@ class StudyAnalysis:
             "per_person": self.people,
             "per_task": self.tasks,
             "break_even": self.break_even,
+            "break_even_by_difficulty": self.break_even_by,
+            "break_even_per_person": self.person_break_even,
             "correct_per_hour": self.per_hour,
+            "ratio_correct_only": (
+                None if self.correct_only is None else _ratio_dict(self.correct_only)
+            ),
+            "patterns": self.patterns,
+            "h3_test": None if self.h3_test is None else _h3_dict(self.h3_test),
             "error_rates": self.error_rates,
             "false_accepts_by_subtlety": self.by_subtlety,
             "false_accepts_by_error_type": self.by_error_type,
@@ -184,6 +211,7 @@ def _ratio_dict(r: RatioEstimate) -> dict[str, Any]:
         "resample": r.resample,
         "overall": r.overall,
         "by_difficulty": r.by_difficulty,
+        "h1_rise_over_easiest": r.rise,
         "wald_by_difficulty": r.wald_by_difficulty,
         "weibull_overall": r.weibull_overall,
         "weibull_by_difficulty": r.weibull_by_difficulty,
@@ -194,6 +222,12 @@ def _ratio_dict(r: RatioEstimate) -> dict[str, Any]:
         "coefficients": r.coefficients.reset_index(),
         "notes": list(r.notes),
     }
+
+
+def _h3_dict(t: H3Test) -> dict[str, Any]:
+    return {"ratio": t.ratio, "p_faster": t.p_faster, "supported": t.supported,
+            "false_accepts": t.false_accepts, "correct_rejects": t.correct_rejects,
+            "tasks": t.tasks, "method": t.method, "note": t.note}  # fmt: skip
 
 
 def _spec_settings(spec: StudySpec | None) -> tuple[FlagSettings, float, float, str, str]:
@@ -216,141 +250,6 @@ def _spec_settings(spec: StudySpec | None) -> tuple[FlagSettings, float, float, 
     return flags, spec.stopping.tau, spec.decision.alpha, spec.decision.interval, unit
 
 
-def rates(
-    checks: pd.DataFrame, *, alpha: float = 0.05, method: str = "clopper-pearson"
-) -> dict[str, Estimate]:
-    """False-accept and false-reject rates (all checks in the denominator) with intervals."""
-    out: dict[str, Estimate] = {}
-    for name, gt, verdict in (
-        ("false_accept", "incorrect", "accept"),
-        ("false_reject", "correct", "reject"),
-    ):
-        sub = checks[checks["ground_truth"] == gt]
-        n, k = len(sub), int((sub["verdict"] == verdict).sum())
-        if n == 0:
-            out[name] = Estimate(float("nan"), float("nan"), float("nan"), 0)
-            continue
-        ci = binomial_interval(k, n, alpha=alpha, method=method)  # type: ignore[arg-type]
-        out[name] = Estimate(k / n, ci.lower, ci.upper, n)
-    return out
-
-
-def _by(checks: pd.DataFrame, column: str, alpha: float, method: str) -> pd.DataFrame:
-    wrong = checks[checks["ground_truth"] == "incorrect"]
-    rows = []
-    for level, sub in wrong.groupby(wrong[column].fillna("unlabelled"), sort=True):
-        k, n = int((sub["verdict"] == "accept").sum()), len(sub)
-        ci = binomial_interval(k, n, alpha=alpha, method=method)  # type: ignore[arg-type]
-        rows.append({column: level, "checks": n, "false_accepts": k, "rate": k / n,
-                     "lower": ci.lower, "upper": ci.upper})  # fmt: skip
-    return pd.DataFrame(rows, columns=[column, "checks", "false_accepts", "rate", "lower", "upper"])
-
-
-def _per_100(checks: pd.DataFrame) -> pd.DataFrame:
-    """Expected outcomes per 100 delegated tasks at assumed real-world error rates."""
-    wrong = checks[checks["ground_truth"] == "incorrect"]
-    right = checks[checks["ground_truth"] == "correct"]
-
-    def share(frame: pd.DataFrame, mask: pd.Series) -> float:
-        return float(mask.mean()) if len(frame) else float("nan")
-
-    fa = share(wrong, wrong["verdict"] == "accept")
-    cr = share(wrong, wrong["verdict"] == "reject")
-    ca = share(right, right["verdict"] == "accept")
-    fr = share(right, right["verdict"] == "reject")
-    rows = []
-    for e in REAL_WORLD_ERROR_RATES:
-        w, c = 100 * e, 100 * (1 - e)
-        rows.append(
-            {
-                "error_rate": e,
-                "correct_accepted": c * ca,
-                "false_rejects": c * fr,
-                "false_accepts": w * fa,
-                "errors_caught": w * cr,
-                "no_verdict": c * (1 - ca - fr) + w * (1 - fa - cr),
-            }
-        )
-    return pd.DataFrame(rows)
-
-
-def _break_even(att: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, float]]:
-    do = att[att["block"] == "do"]
-    ch = att[att["block"] == "check"]
-    columns = ["task_id", "difficulty", "do_time", "check_time", "non_accept_rate",
-               "delegation_time", "saving", "breaks_even", "do_attempts", "checks"]  # fmt: skip
-    rows = []
-    for t in sorted(set(do["task_id"]) | set(ch["task_id"])):
-        d, c = do[do["task_id"] == t], ch[ch["task_id"] == t]
-        label = d["difficulty"].iloc[0] if len(d) else c["difficulty"].iloc[0]
-        do_time = float(d["effort"].mean()) if len(d) else float("nan")
-        check_time = float(c["effort"].mean()) if len(c) else float("nan")
-        non_accept = float((c["verdict"] != "accept").mean()) if len(c) else float("nan")
-        cost = check_time + non_accept * do_time
-        rows.append(
-            {"task_id": t, "difficulty": label, "do_time": do_time, "check_time": check_time,
-             "non_accept_rate": non_accept, "delegation_time": cost, "saving": do_time - cost,
-             "breaks_even": bool(cost < do_time) if np.isfinite(cost) else None,
-             "do_attempts": len(d), "checks": len(c)}
-        )  # fmt: skip
-    table = pd.DataFrame(rows, columns=columns)
-    per_hour = {"doing": float("nan"), "delegating": float("nan")}
-    if len(do) and do["effort"].sum() > 0:
-        passed = do["passed"].eq(True)
-        per_hour["doing"] = float(passed.sum() / (do["effort"].sum() / 60.0))
-        if len(ch):
-            p_do = float(passed.mean())
-            mean_do = float(do["effort"].mean())
-            accepted_correct = (
-                (ch["verdict"] == "accept") & (ch["ground_truth"] == "correct")
-            ).sum()
-            non_accept = (ch["verdict"] != "accept").sum()
-            minutes = ch["effort"].sum() + non_accept * mean_do
-            per_hour["delegating"] = float(
-                (accepted_correct + non_accept * p_do) / (minutes / 60.0)
-            )
-    return table, per_hour
-
-
-def _h3(att: pd.DataFrame) -> pd.DataFrame:
-    do_median = att[att["block"] == "do"].groupby("verifier_id")["effort"].median()
-    ch = att[att["verdict_kind"].isin(["false_accept", "correct_reject"])].copy()
-    ch["relative"] = ch["effort"] / ch["verifier_id"].map(do_median)
-    rows = []
-    for who, sub in [("all", ch), *sorted(ch.groupby("verifier_id"), key=lambda g: str(g[0]))]:
-        row: dict[str, Any] = {"verifier_id": who}
-        for kind in ("false_accept", "correct_reject"):
-            k = sub[sub["verdict_kind"] == kind]
-            row[f"{kind}_n"] = len(k)
-            row[f"{kind}_median"] = float(k["effort"].median()) if len(k) else float("nan")
-            relative = k["relative"].dropna()  # NaN for a person with no do attempt
-            row[f"{kind}_relative_median"] = (
-                float(relative.median()) if len(relative) else float("nan")
-            )
-        row["faster_accepts"] = (
-            bool(row["false_accept_median"] < row["correct_reject_median"])
-            if row["false_accept_n"] and row["correct_reject_n"]
-            else None
-        )
-        rows.append(row)
-    return pd.DataFrame(rows)
-
-
-def _decomposition(checks: pd.DataFrame) -> pd.DataFrame:
-    known = checks[checks["outcome"].notna()]
-    table = (
-        known.groupby(["ground_truth", "outcome"], observed=True)
-        .size()
-        .unstack("outcome", fill_value=0)
-        if len(known)
-        else pd.DataFrame()
-    )
-    cols = ["correct_verdict", "wrong_verdict", "budget_exhausted", "unverifiable"]
-    table = table.reindex(columns=cols, fill_value=0)
-    table["checks"] = table.sum(axis=1)
-    return table.reset_index() if len(table) else pd.DataFrame(columns=["ground_truth", *cols])
-
-
 def _headline(att: pd.DataFrame, reps: int, seed: int, alpha: float, method: str) -> pd.DataFrame:
     rows = []
     for label, sub in (("all attempts", att), ("without flagged", att[~att["flagged"]])):
@@ -364,6 +263,7 @@ def _headline(att: pd.DataFrame, reps: int, seed: int, alpha: float, method: str
         checks = sub[sub["block"] == "check"]
         for name, est in rates(checks, alpha=alpha, method=method).items():
             row[f"{name}_rate"] = est.value
+            row[f"{name}_lower"], row[f"{name}_upper"] = est.lower, est.upper
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -432,11 +332,13 @@ def analyse_study(
             f"{len(never_done)} task(s) done by nobody (no per-task ratio): "
             + ", ".join(map(str, never_done[:8]))
         )
-    break_even, per_hour = _break_even(att)
-    closures = int(
-        ((checks["outcome"] == "wrong_verdict") & (checks["confidence"] >= tau - 1e-9)).sum()
-    )
-    correct = checks[checks["outcome"] == "correct_verdict"]["effort"]
+    closures = premature_closures(checks, tau=tau, alpha=alpha, method=method)
+    correct = median_interval(checks.loc[checks["outcome"] == "correct_verdict", "effort"],
+                              alpha=alpha)  # fmt: skip
+    correct_only = _correct_only(att, reps=max(reps // 2, 50), seed=seed, alpha=alpha, notes=notes)
+    levels = difficulty_levels(att["difficulty"])
+    be_people = person_break_even(att, reps=max(reps // 2, 50), seed=seed, alpha=alpha)
+    h3 = h3_medians(att, alpha=alpha)
     meta = _meta(trace, spec, unit)
     meta["difficulty_levels"] = difficulty_levels(att["difficulty"])
     meta["people"] = sorted(people_both)
@@ -466,19 +368,20 @@ def analyse_study(
         medians=raw_medians(att),
         people=people,
         tasks=tasks,
-        break_even=break_even,
-        per_hour=per_hour,
+        break_even=break_even_tasks(att),
+        per_hour=correct_per_hour(att, reps=reps, seed=seed, alpha=alpha),
         error_rates=rates(checks, alpha=alpha, method=method),
-        by_subtlety=_by(checks, "error_level", alpha, method),
-        by_error_type=_by(checks, "error_type", alpha, method),
-        per_100=_per_100(checks),
-        h3=_h3(att),
+        by_subtlety=by_column(checks, "error_level", alpha, method),
+        by_error_type=by_column(checks, "error_type", alpha, method),
+        per_100=per_100(checks, alpha=alpha, method=method),
+        h3=h3,
         premature_closures=closures,
-        decomposition=_decomposition(checks),
+        decomposition=decomposition(checks),
         time_to_correct={
-            "n": float(len(correct)),
-            "median": float(correct.median()) if len(correct) else float("nan"),
-            "mean": float(correct.mean()) if len(correct) else float("nan"),
+            "n": float(correct.n),
+            "median": correct.value,
+            "lower": correct.lower,
+            "upper": correct.upper,
         },
         flags={
             "possible_guesses": int(att["flag_guess"].sum()),
@@ -489,8 +392,27 @@ def analyse_study(
         mixed=mixed,
         acceptance=acceptance,
         trend=trend,
+        h3_test=h3_test(att, alpha=alpha),
+        break_even_by=break_even_by(att, reps=reps, seed=seed, alpha=alpha),
+        person_break_even=be_people,
+        patterns=pattern_counts(people, be_people, h3, levels if len(levels) > 1 else []),
+        correct_only=correct_only,
         **more,
     )
+
+
+def _correct_only(
+    att: pd.DataFrame, *, reps: int, seed: int, alpha: float, notes: list[str]
+) -> RatioEstimate | None:
+    """The secondary ratio on correct attempts only: passed do attempts, correct verdicts."""
+    keep = ((att["block"] == "do") & att["passed"].eq(True).fillna(False) & ~att["censored"]) | (
+        (att["block"] == "check") & (att["outcome"] == "correct_verdict")
+    )
+    try:
+        return verification_ratio(att[keep], reps=reps, seed=seed, alpha=alpha, weibull=False)
+    except InputError as error:
+        notes.append(f"no correct-only ratio: {error}")
+        return None
 
 
 def _more(
@@ -512,7 +434,8 @@ def _more(
     subset = spec.verdicts.subset if spec is not None else None
     vce = classify_subset(trace, q=q, alpha=alpha, method=method,
                           m=spec.m if spec is not None else None,
-                          subset_per_answer=subset.per_answer if subset else None)  # fmt: skip
+                          subset_per_answer=subset.per_answer if subset else None,
+                          subset_answers=subset.answers if subset else None)  # fmt: skip
     notes.extend(vce.notes)
     arms, arm_notes = budget_arms(checks, spec)
     notes.extend(arm_notes)
@@ -558,7 +481,7 @@ def _more(
         "misses": misses,
         "ai_checker_rates": ai_rates,
         "realism": real,
-        "by_source": _by(checks, "source", alpha, method),
+        "by_source": by_column(checks, "source", alpha, method),
         "_checkers": checkers,
     }
 
@@ -584,8 +507,9 @@ def _meta(trace: Trace, spec: StudySpec | None, unit: str) -> dict[str, Any]:
     return {
         "vcost_version": __version__,
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
-        "spec_hash": spec.spec_hash if spec is not None else None,
+        "spec_hash": spec.stamp_hash if spec is not None else None,
         "spec_name": spec.study.name if spec is not None else None,
+        "study": spec_identity(spec),
         "trace_spec_hashes": trace_hashes,
         "deviations": [d.model_dump(mode="json") for d in spec.deviations] if spec else [],
         "cost_unit": unit,

@@ -22,6 +22,7 @@ from vcost.analysis import StudyAnalysis, analyse_study, compare_misses
 from vcost.errors import InputError
 from vcost.report.study import study_markdown
 from vcost.spec import StudySpec
+from vcost.trace import HUMAN_CONFIDENCE_LEVELS
 from vcost.trace_io import read_trace
 
 __all__ = ["analyse", "load_study"]
@@ -153,8 +154,9 @@ def load_study(
     from vcost.models import load_models
 
     spec = StudySpec.load(spec_path) if spec_path is not None else None
+    levels = tuple(spec.confidence_levels) if spec is not None else HUMAN_CONFIDENCE_LEVELS
     return analyse_study(
-        read_trace(trace_dir),
+        read_trace(trace_dir, confidence_levels=levels),
         spec=spec,
         difficulty=_difficulty(tasks),
         reps=reps,

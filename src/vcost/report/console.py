@@ -50,7 +50,9 @@ def indicators_table(report: IndicatorReport) -> Table:
             f"[{1 - s.alpha:.0%} two-way cluster bootstrap])"
         ),
         caption=(
-            f"spec {(report.spec_hash or 'not locked')[:16]} · {report.computed_at} · "
+            f"spec {(report.spec_hash or 'not locked')[:16]}"
+            + (f" (study version {report.study['version']})" if report.study else "")
+            + f" · {report.computed_at} · "
             f"vcost {report.versions['vcost']}"
         ),
     )

@@ -79,7 +79,13 @@ def render_markdown(
     if label:
         lines += [f"> **{label}**", ""]
     lines += [
-        f"- Spec hash: `{report.spec_hash or 'NOT LOCKED'}`",
+        f"- Spec hash: `{report.spec_hash or 'NOT LOCKED'}`"
+        + (f" ({report.study['hash_kind']})" if report.study else ""),
+        *(
+            [f"- Study: {report.study['name']}, version {report.study['version']}"]
+            if report.study
+            else []
+        ),
         f"- Computed: {report.computed_at} (UTC)",
         "- Versions: " + ", ".join(f"{k} {v}" for k, v in report.versions.items()),
         f"- Cost unit u: {s.cost_unit}; stopping confidence tau = {s.tau:g}; VCE threshold "

@@ -269,7 +269,8 @@ def _sections(a: StudyAnalysis) -> list[tuple[str, str, pd.DataFrame | None]]:
             "Break-even per task",
             "Delegation saves time only if check time + non-accept rate x do time < do time "
             "(mean efforts, timeouts at their limit). Correct answers per hour: doing "
-            f"{_fmt(ph['doing'])}, delegating {_fmt(ph['delegating'])} (at the study's mix).",
+            f"{_fmt(ph.set_index('mode').loc['doing', 'value'])}, delegating "
+            f"{_fmt(ph.set_index('mode').loc['delegating', 'value'])} (at the study's mix).",
             a.break_even,
         ),
         (
@@ -293,7 +294,8 @@ def _sections(a: StudyAnalysis) -> list[tuple[str, str, pd.DataFrame | None]]:
         ),
         (
             "Outcome decomposition",
-            f"Premature closures (wrong verdicts at top confidence): {a.premature_closures}. "
+            "Premature closures (wrong verdicts at top confidence): "
+            f"{a.premature_closures['count']}. "
             f"Time to correct verdict (conditional on a correct verdict): median "
             f"{_fmt(a.time_to_correct['median'])}, n={int(a.time_to_correct['n'])}.",
             a.decomposition,
@@ -560,11 +562,18 @@ def _config_line(c: dict[str, Any]) -> str:
     return f"model {c['name']} ({c['role']}): " + "; ".join(parts) + f" [{c.get('source')}]"
 
 
+def _spec_line(m: dict[str, Any]) -> str:
+    s = m.get("study") or {}
+    if not s:
+        return "spec: none given (defaults: 95% Clopper-Pearson, tau = 1)"
+    return f"spec: {s['name']}, version {s['version']}; {s['hash_kind']} {s['hash']}"
+
+
 def _meta_lines(a: StudyAnalysis) -> list[str]:
     m = a.meta
     dev = "; ".join(f"{d['field']}: {d['old']} -> {d['new']}" for d in m["deviations"]) or "none"
     return [
-        f"spec: {m['spec_name']} (hash {m['spec_hash']})",
+        _spec_line(m),
         f"deviations: {dev}",
         f"date: {m['date']}; vcost {m['vcost_version']}; cost unit {m['cost_unit']}",
         f"models: {', '.join(m['models'])}",

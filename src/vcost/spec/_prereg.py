@@ -15,6 +15,7 @@ from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING
 
 from vcost import __version__
+from vcost.spec._analysis_plan import analysis_plan_markdown
 from vcost.spec._model import StudySpec
 from vcost.spec._tables import fmt_number as _num
 from vcost.spec._tables import unit_label
@@ -472,7 +473,9 @@ def prereg(spec: StudySpec, *, today: date | None = None) -> str:
     out += [_deviation(dv) for dv in later] or ["None."]
     out.append("")
 
-    out += ["## 7. Instrumentation cost", ""]
+    out += ["## 7. Analysis plan", "", *analysis_plan_markdown(), ""]
+
+    out += ["## 8. Instrumentation cost", ""]
     if spec.budget.mode == "fixed" and spec.budget.value is not None:
         per = _amount(m * spec.budget.value, spec)
         bound = f"at most m x B = {per} of verifier effort per answer"

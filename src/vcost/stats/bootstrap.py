@@ -20,7 +20,13 @@ from numpy.typing import ArrayLike, NDArray
 
 from vcost.errors import StatsError
 
-__all__ = ["ReplicateSums", "cluster_t_interval", "percentile_interval", "pigeonhole_sums"]
+__all__ = [
+    "ReplicateSums",
+    "cluster_t_interval",
+    "cluster_weights",
+    "percentile_interval",
+    "pigeonhole_sums",
+]
 
 
 @dataclass(frozen=True)
@@ -41,6 +47,27 @@ def _multiplicities(rng: np.random.Generator, n: int, reps: int) -> NDArray[np.f
     draws += np.arange(reps)[:, None] * n
     counts = np.bincount(draws.ravel(), minlength=reps * n)
     return counts.reshape(reps, n).astype(np.float32)
+
+
+def cluster_weights(
+    clusters: ArrayLike, *, reps: int, seed: int | np.random.Generator = 0
+) -> NDArray[np.float64]:
+    """Bootstrap weights of each row when its clusters are resampled with replacement.
+
+    ``clusters`` holds one label per row; the result is ``reps`` x rows, each row's weight being
+    how often its cluster was drawn in that replicate (a one-way cluster bootstrap).
+    """
+    codes, uniques = _codes(clusters)
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    counts = _multiplicities(rng, len(uniques), reps).astype(np.float64)
+    out: NDArray[np.float64] = counts[:, codes]
+    return out
+
+
+def _codes(labels: ArrayLike) -> tuple[NDArray[np.intp], NDArray[np.object_]]:
+    values = np.asarray(labels, dtype=object)
+    uniques, codes = np.unique(values.astype(str), return_inverse=True)
+    return codes.astype(np.intp), uniques.astype(object)
 
 
 def pigeonhole_sums(

@@ -1,0 +1,131 @@
+"""H3: are wrong answers accepted faster than correct answers are rejected?
+
+Two parts (seed 003, Analysis: "compare time for false accepts with time for correct rejects,
+both raw and relative to each person's own do time", per person):
+
+- medians of false-accept and correct-reject times, raw and divided by the person's own median
+  do time, overall and per person, each with the distribution-free order-statistic interval
+  (:func:`vcost.stats.quantile.median_interval`; NaN below 6 values at 95 %);
+- the test (vcost choice, declared): least squares of log check time on a false-accept
+  indicator with person and difficulty fixed effects, over the false accepts and correct
+  rejects; ``exp(b)`` is the ratio of (geometric mean) false-accept to correct-reject time within
+  a person and difficulty. Standard errors are the model-based least-squares ones with
+  t(N - K) critical values (statsmodels OLS), and a one-sided p-value for "faster" (b < 0). In
+  simulated panels these covered 0.945 at 95 %; task-clustered CR1 errors with t(G - 1) covered
+  only 0.92 (8 people) and 0.895 (4 people), because a task contributes at most a couple of
+  these checks while the person effects are already in the model. With person
+  fixed effects dividing by a person's own do time shifts only that person's intercept, so the
+  raw and relative versions of the test are the same number (said in the report).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import statsmodels.api as sm
+from scipy.stats import t as t_dist
+
+from vcost.indicators import Estimate
+from vcost.stats.quantile import median_interval
+
+__all__ = ["H3Test", "h3_medians", "h3_test"]
+
+_KINDS = ("false_accept", "correct_reject")
+
+
+@dataclass(frozen=True)
+class H3Test:
+    """Ratio of false-accept to correct-reject time (within person and difficulty)."""
+
+    ratio: Estimate
+    p_faster: float
+    false_accepts: int
+    correct_rejects: int
+    tasks: int
+    method: str = (
+        "least squares of log time on false accept with person and difficulty fixed effects; "
+        "model-based standard errors, t(N-K)"
+    )
+    note: str = ""
+
+    @property
+    def supported(self) -> bool | None:
+        """True when the whole interval lies below 1 (false accepts are faster)."""
+        if not np.isfinite(self.ratio.upper):
+            return None
+        return bool(self.ratio.upper < 1.0)
+
+
+def _verdicts(att: pd.DataFrame) -> pd.DataFrame:
+    do_median = att[att["block"] == "do"].groupby("verifier_id")["effort"].median()
+    ch = att[att["verdict_kind"].isin(_KINDS) & att["effort"].gt(0)].copy()
+    ch["relative"] = ch["effort"] / ch["verifier_id"].map(do_median)
+    return ch
+
+
+def h3_medians(attempts: pd.DataFrame, *, alpha: float = 0.05) -> pd.DataFrame:
+    """Median times of false accepts and correct rejects with intervals, overall and per person."""
+    ch = _verdicts(attempts)
+    rows = []
+    groups = [("all", ch), *sorted(ch.groupby("verifier_id"), key=lambda g: str(g[0]))]
+    for who, sub in groups:
+        row: dict[str, Any] = {"verifier_id": who}
+        for kind in _KINDS:
+            k = sub[sub["verdict_kind"] == kind]
+            raw = median_interval(k["effort"], alpha=alpha)
+            rel = median_interval(k["relative"].dropna(), alpha=alpha)
+            row[f"{kind}_n"] = raw.n
+            row[f"{kind}_median"] = raw.value
+            row[f"{kind}_lower"], row[f"{kind}_upper"] = raw.lower, raw.upper
+            row[f"{kind}_relative_median"] = rel.value
+            row[f"{kind}_relative_lower"] = rel.lower
+            row[f"{kind}_relative_upper"] = rel.upper
+        row["faster_accepts"] = (
+            bool(row["false_accept_median"] < row["correct_reject_median"])
+            if row["false_accept_n"] and row["correct_reject_n"]
+            else None
+        )
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _design(ch: pd.DataFrame) -> pd.DataFrame:
+    x = pd.DataFrame({"false_accept": (ch["verdict_kind"] == "false_accept").astype(float)})
+    for col in ("verifier_id", "difficulty"):
+        dummies = pd.get_dummies(ch[col].astype(str), prefix=col, drop_first=True, dtype=float)
+        x = pd.concat([x, dummies], axis=1)
+    x.insert(0, "const", 1.0)
+    keep: list[str] = []
+    basis = np.zeros((len(x), 0))
+    for name in x.columns:
+        trial = np.column_stack([basis, x[name].to_numpy(float)])
+        if np.linalg.matrix_rank(trial) > basis.shape[1]:
+            basis, keep = trial, [*keep, name]
+    return x[keep]
+
+
+def h3_test(attempts: pd.DataFrame, *, alpha: float = 0.05) -> H3Test:
+    """The H3 test of the module doc; NaN with a note when it cannot be estimated."""
+    ch = _verdicts(attempts)
+    fa = int((ch["verdict_kind"] == "false_accept").sum())
+    cr = int((ch["verdict_kind"] == "correct_reject").sum())
+    tasks = int(ch["task_id"].nunique())
+    nan = Estimate(float("nan"), float("nan"), float("nan"), len(ch))
+    if fa == 0 or cr == 0 or tasks < 3:
+        note = f"needs false accepts and correct rejects on 3+ tasks ({fa}, {cr}, {tasks} tasks)"
+        return H3Test(nan, float("nan"), fa, cr, tasks, note=note)
+    x = _design(ch)
+    if "false_accept" not in x.columns or len(ch) <= x.shape[1]:
+        return H3Test(nan, float("nan"), fa, cr, tasks, note="too few checks for the model")
+    fit = sm.OLS(np.log(ch["effort"].to_numpy(float)), x).fit()
+    b = float(fit.params["false_accept"])
+    se = float(fit.bse["false_accept"])
+    df = float(fit.df_resid)
+    crit = float(t_dist.ppf(1.0 - alpha / 2.0, df))
+    ratio = Estimate(float(np.exp(b)), float(np.exp(b - crit * se)),
+                     float(np.exp(b + crit * se)), len(ch))  # fmt: skip
+    p_faster = float(t_dist.cdf(b / se, df)) if se > 0 else float("nan")
+    return H3Test(ratio, p_faster, fa, cr, tasks)
