@@ -324,3 +324,26 @@ def test_bad_eval_results_name_the_entry(tmp_path: Path, data: Any, field: str) 
         read_evalplus_results(path)
     assert str(path) in str(caught.value)
     assert field in str(caught.value)
+
+
+def test_inspect_logs_go_through_the_same_command(humaneval_bank: Path, tmp_path: Path) -> None:
+    """FORMAT inspect calls vcost's existing Inspect reader (vcost.judges.inspect_answers)."""
+    code = "```python\ndef strlen(string: str) -> int:\n    return len(string)\n```"
+    log = {
+        "version": 2, "status": "success", "eval": {"task": "humaneval", "model": "openai/gpt-x"},
+        "samples": [{
+            "id": "HumanEval/23", "epoch": 1, "input": "...",
+            "metadata": {"task_id": "humaneval-023"},
+            "output": {"model": "openai/gpt-x", "choices": [{"message": {
+                "role": "assistant", "content": [{"type": "text", "text": code}]}}]},
+            "scores": {},
+        }],
+    }  # fmt: skip
+    path = tmp_path / "log.json"
+    path.write_text(json.dumps(log))
+    out = _invoke(
+        "answers", "import", "inspect", str(path), "--bank", str(humaneval_bank),
+        "--out", str(tmp_path / "run"), "--json",
+    )  # fmt: skip
+    assert json.loads(out.output)["written"] == 1
+    assert _grades(tmp_path / "run", "openai/gpt-x") == {("humaneval-023", 0): "correct"}
