@@ -347,3 +347,16 @@ def test_inspect_logs_go_through_the_same_command(humaneval_bank: Path, tmp_path
     )  # fmt: skip
     assert json.loads(out.output)["written"] == 1
     assert _grades(tmp_path / "run", "openai/gpt-x") == {("humaneval-023", 0): "correct"}
+
+
+def test_a_document_logged_twice_is_refused(humaneval_bank: Path, tmp_path: Path) -> None:
+    line = LM_EVAL.read_text().splitlines()[0]
+    path = tmp_path / "s.jsonl"
+    path.write_text(f"{line}\n{line}\n")
+    with pytest.raises(InputError) as caught:
+        import_samples(
+            path, "lm-eval", load_bank(humaneval_bank), log=AnswerLog(tmp_path / "a.jsonl"),
+            sandbox=Sandbox("auto"), model="m",
+        )  # fmt: skip
+    assert f"{path}:2: field 'task_id': sample 0 of HumanEval/0 appears twice" in str(caught.value)
+    assert not (tmp_path / "a.jsonl").exists()

@@ -160,7 +160,18 @@ def import_samples(
     todo: list[tuple[RawSample, Task, str]] = []
     unmatched: list[str] = []
     skipped = 0
+    seen: dict[tuple[str, int], RawSample] = {}
     for sample in samples:
+        first = seen.setdefault((sample.task_ref, sample.index), sample)
+        if first is not sample:
+            raise InputError(
+                f"sample {sample.index} of {sample.task_ref} appears twice (first at "
+                f"{first.where})",
+                source=source,
+                line=sample.line,
+                field="task_id",
+                hint="a document logged twice: keep one of the lines",
+            )
         task = index.get(sample.task_ref)
         if task is None:
             if sample.task_ref not in unmatched:
