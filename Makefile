@@ -35,6 +35,7 @@ unit: $(STAMP)
 bench: $(STAMP)  ## every benchmark in bench/, each against its named baseline
 	$(BIN)/python bench/bench_indicators.py
 	$(BIN)/python bench/bench_grading.py
+	$(BIN)/python bench/bench_import.py
 	$(BIN)/python bench/bench_plant.py
 	$(BIN)/python bench/bench_judge.py
 	$(BIN)/python bench/bench_audit.py

@@ -20,6 +20,8 @@ from vcost.answers._generate import (
     answer_record,
     generate_answers,
 )
+from vcost.answers._import_readers import SAMPLE_FORMATS, RawSample, SampleFormat, read_samples
+from vcost.answers._import_samples import SampleImport, import_samples, task_index
 from vcost.answers._label import Label, Labeller, NaturalLevel
 from vcost.answers._prompt import (
     IDENTIFYING,
@@ -41,6 +43,7 @@ from vcost.answers._table import ModelErrors, natural_error_table
 __all__ = [
     "IDENTIFYING",
     "PROMPT_VERSION",
+    "SAMPLE_FORMATS",
     "AnswerLog",
     "Extraction",
     "GenerateResult",
@@ -48,6 +51,9 @@ __all__ = [
     "Labeller",
     "ModelErrors",
     "NaturalLevel",
+    "RawSample",
+    "SampleFormat",
+    "SampleImport",
     "SelectedAnswer",
     "Selection",
     "Variant",
@@ -58,9 +64,12 @@ __all__ = [
     "extract_code",
     "extract_number",
     "generate_answers",
+    "import_samples",
     "natural_error_table",
+    "read_samples",
     "read_selection",
     "render_answer",
     "select_answers",
+    "task_index",
     "write_selection",
 ]

@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from vcost.answers._extract import extract_code, extract_number
+from vcost.answers._extract import Extraction, extract_code, extract_number
 from vcost.answers._label import Labeller
 from vcost.answers._prompt import PROMPT_VERSION, answer_messages
 from vcost.errors import InputError
@@ -93,11 +93,18 @@ def answer_record(
     labeller: Labeller,
     *,
     prompt: str = PROMPT_VERSION,
+    code: str | None = None,
 ) -> dict[str, Any]:
-    """One graded answer as the answers log stores it (also for answers made elsewhere)."""
+    """One graded answer as the answers log stores it (also for answers made elsewhere).
+
+    ``code``, when given, is graded exactly as it is (extraction ``as-is``): a program another
+    harness already assembled (``vcost answers import``), never trimmed or re-extracted."""
     code_task = isinstance(task, CodeTask)
     entry_point = task.entry_point if isinstance(task, CodeTask) else None
-    extraction = extract_code(completion.text, entry_point=entry_point)
+    if code is not None:
+        extraction = Extraction(code, "as-is" if code.strip() else "none")
+    else:
+        extraction = extract_code(completion.text, entry_point=entry_point)
     reported = None if code_task else extract_number(completion.text)
     label = labeller.label(task, extraction.code, reported=reported)
     return {

@@ -26,6 +26,7 @@ from vcost.cli.indicators_cmd import indicators
 from vcost.cli.judge_cmd import judge_group
 from vcost.cli.label_cmd import label_group
 from vcost.cli.models_cmd import models
+from vcost.cli.pairwise_cmd import pairwise_group
 from vcost.cli.plan_cmd import plan
 from vcost.cli.plant_cmd import plant
 from vcost.cli.release_cmd import release
@@ -81,6 +82,7 @@ cli.add_command(exploit)
 cli.add_command(plan)
 cli.add_command(label_group)
 cli.add_command(release)
+cli.add_command(pairwise_group)
 
 
 def main() -> None:

@@ -27,6 +27,7 @@ from vcost.cli._common import (
     progress,
     run_options,
 )
+from vcost.cli.answers_import_cmd import compare_evalplus_cmd, import_cmd
 from vcost.errors import InputError
 from vcost.judges import inspect_answers
 from vcost.models import load_models
@@ -71,6 +72,10 @@ def selection_table(selection: Selection) -> Table:
 @click.group()
 def answers() -> None:
     """Model answers: generate and grade them, tabulate natural errors, select for checking."""
+
+
+answers.add_command(import_cmd)
+answers.add_command(compare_evalplus_cmd)
 
 
 @answers.command()
