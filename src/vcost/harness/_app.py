@@ -20,6 +20,7 @@ import hashlib
 import hmac
 import json
 import math
+import os
 import re
 import secrets
 import threading
@@ -28,14 +29,13 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Mutable
 from contextlib import asynccontextmanager
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, NoReturn, ParamSpec, TypeVar
 from urllib.parse import urlencode
 
 import anyio
 import anyio.to_thread
 from markdown_it import MarkdownIt
 from starlette.applications import Starlette
-from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import FormData
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -51,6 +51,8 @@ from vcost.harness._admin import (
     admin_page,
     admin_status,
 )
+from vcost.harness._events import BatchRequest, BatchStored, NotLoggedInError
+from vcost.harness._ingest import EventWriter
 from vcost.harness._labelling import labelling_routes
 from vcost.harness._records import SERVER_PREFIX
 from vcost.harness._runs import (
@@ -104,6 +106,9 @@ _PAGES = {
 
 DB_THREADS = 10
 """Worker threads for store calls per web worker (below the engine's pool of 5 + 10)."""
+
+SANDBOX_WORKERS = max(1, (os.cpu_count() or 2) // 2)
+"""Sandbox runs at once per web worker (Runs beyond it wait their turn, never fail)."""
 
 _markdown = MarkdownIt("commonmark", {"html": False}).enable("table")
 
@@ -183,6 +188,8 @@ class _Ctx:
         self.stop = threading.Event()
         self.db_threads = DB_THREADS
         self._limiter: anyio.CapacityLimiter | None = None
+        self._sandbox_limiter: anyio.CapacityLimiter | None = None
+        self.writer = EventWriter(harness)
 
     @property
     def limiter(self) -> anyio.CapacityLimiter:
@@ -190,6 +197,14 @@ class _Ctx:
         if self._limiter is None:
             self._limiter = anyio.CapacityLimiter(self.db_threads)
         return self._limiter
+
+    @property
+    def sandbox_limiter(self) -> anyio.CapacityLimiter:
+        """Threads for sandbox work (Run, grading, screening): a bounded pool, so Runs queue
+        instead of crowding the CPU the event loop needs (made on first use, in the loop)."""
+        if self._sandbox_limiter is None:
+            self._sandbox_limiter = anyio.CapacityLimiter(SANDBOX_WORKERS)
+        return self._sandbox_limiter
 
     @property
     def sandbox(self) -> Sandbox:
@@ -210,6 +225,13 @@ async def _db(ctx: _Ctx, fn: Callable[_P, _R], *args: _P.args, **kwargs: _P.kwar
     )
 
 
+async def _sandboxed(ctx: _Ctx, fn: Callable[_P, _R], *args: _P.args, **kwargs: _P.kwargs) -> _R:
+    """Run sandbox work in a worker thread of the bounded sandbox pool (off the event loop)."""
+    return await anyio.to_thread.run_sync(
+        functools.partial(fn, *args, **kwargs), limiter=ctx.sandbox_limiter
+    )
+
+
 def _ctx(request: Request) -> _Ctx:
     ctx: _Ctx = request.app.state.ctx
     return ctx
@@ -219,14 +241,18 @@ def _login(request: Request) -> tuple[Participant, str]:
     token = request.cookies.get(COOKIE, "")
     p = _ctx(request).harness.participant(token) if token else None
     if p is None:
-        if _ctx(request).harness.material.settings.crowd_entry:
-            raise HTTPException(
-                401,
-                "You are not logged in: open the study again from the link you were given "
-                "(on your crowd platform, e.g. Prolific, or in your invitation).",
-            )
-        raise HTTPException(401, "You are not logged in: open your invitation link again.")
+        _not_logged_in(request)
     return p, token
+
+
+def _not_logged_in(request: Request) -> NoReturn:
+    if _ctx(request).harness.material.settings.crowd_entry:
+        raise HTTPException(
+            401,
+            "You are not logged in: open the study again from the link you were given "
+            "(on your crowd platform, e.g. Prolific, or in your invitation).",
+        )
+    raise HTTPException(401, "You are not logged in: open your invitation link again.")
 
 
 def _check_csrf(request: Request, token: str, value: Any) -> None:
@@ -381,7 +407,7 @@ async def screening(request: Request) -> Response:
     if request.method == "POST":
         form = await _form(request, token)
         code = _text(form.get("code"), MAX_CODE, "code")
-        score, passed, total = await run_in_threadpool(screening_score, ctx.sandbox, task, code)
+        score, passed, total = await _sandboxed(ctx, screening_score, ctx.sandbox, task, code)
         ok = ctx.harness.screened(p, score, {"passed_tests": passed, "total": total, "code": code})
         if not ok:
             url = _crowd_url(p, ctx.harness.material.settings.screenout_url)
@@ -531,7 +557,7 @@ async def submit(request: Request) -> Response:
     passed = None
     if item.ended_at is None and not p.test and item.session_index != 0:
         task = ctx.harness.material.task(item.task_id)
-        passed = await run_in_threadpool(grade_submission, ctx.sandbox, task, code)
+        passed = await _sandboxed(ctx, grade_submission, ctx.sandbox, task, code)
     await _db(
         ctx,
         ctx.harness.end_item,
@@ -611,7 +637,7 @@ async def api_run(request: Request) -> Response:
         screening_task = ctx.harness.material.screening_task
         if p.stage != "screening" or screening_task is None:
             raise HTTPException(409, "not in screening")
-        result = await run_in_threadpool(run_code, ctx.sandbox, screening_task, code, tests)
+        result = await _sandboxed(ctx, run_code, ctx.sandbox, screening_task, code, tests)
         await _db(
             ctx, ctx.harness.record_run, p, None, {"screening": True}, run_id=secrets.token_hex(6)
         )
@@ -627,14 +653,14 @@ async def api_run(request: Request) -> Response:
     if item.block == "do":
         await _db(ctx, ctx.harness.save_draft, p, item.item_id, code, tests)
         if isinstance(task, CodeTask):
-            result = await run_in_threadpool(run_code, ctx.sandbox, task, code, tests)
+            result = await _sandboxed(ctx, run_code, ctx.sandbox, task, code, tests)
         else:
-            result = await run_in_threadpool(run_data, ctx.sandbox, task, code)
+            result = await _sandboxed(ctx, run_data, ctx.sandbox, task, code)
     else:
         assert item.answer_id is not None
         await _db(ctx, ctx.harness.save_draft, p, item.item_id, None, tests)
         answer = ctx.harness.material.answer(item.answer_id)
-        result = await run_in_threadpool(run_answer, ctx.sandbox, task, answer, tests, own=tests)
+        result = await _sandboxed(ctx, run_answer, ctx.sandbox, task, answer, tests, own=tests)
     examples = result.get("examples") or []
     await _db(
         ctx,
@@ -717,29 +743,31 @@ def _events(raw: Any) -> list[ClientEvent]:
 async def api_events(request: Request) -> Response:
     """A batch of activity events; acknowledged only once committed.
 
-    The login lookup and the batch's transaction run in one worker thread (``_db``), so the
-    event loop never waits on the store."""
+    The event loop parses and checks the batch (CSRF, ids, counts: no store call); the
+    process's event writer stores it together with every other batch queued meanwhile, in one
+    transaction (group commit, :mod:`vcost.harness._ingest`), and this answers after that
+    commit."""
     ctx = _ctx(request)
     token = request.cookies.get(COOKIE, "")
-    raw = await request.body()
-
-    def store_batch() -> dict[str, Any]:
-        p, _ = _login(request)
-        body = _parse_json(request, token, raw)
-        batch_id = body.get("batch")
-        if not isinstance(batch_id, str) or not _ID.match(batch_id):
-            raise HTTPException(400, "bad batch id")
-        item_id = body.get("item_id")
-        if item_id is not None:
-            item_id = _text(item_id, 200, "item_id")
-        events = _events(body.get("events"))
-        try:
-            added, seen = ctx.harness.add_events(p, batch_id, item_id, events)
-        except HarnessAccessError:
-            raise HTTPException(404, "No such task.") from None
-        return {"ok": True, "batch": batch_id, "added": added, "duplicate": seen}
-
-    return JSONResponse(await _db(ctx, store_batch))
+    if not token or len(token) > 200:
+        _not_logged_in(request)
+    body = _parse_json(request, token, await request.body())
+    batch_id = body.get("batch")
+    if not isinstance(batch_id, str) or not _ID.match(batch_id):
+        raise HTTPException(400, "bad batch id")
+    item_id = body.get("item_id")
+    if item_id is not None:
+        item_id = _text(item_id, 200, "item_id")
+    events = _events(body.get("events"))
+    outcome = await ctx.writer.store(BatchRequest(hash_token(token), batch_id, item_id, events))
+    if isinstance(outcome, NotLoggedInError):
+        _not_logged_in(request)
+    if isinstance(outcome, HarnessAccessError):
+        raise HTTPException(404, "No such task.")
+    assert isinstance(outcome, BatchStored)
+    return JSONResponse(
+        {"ok": True, "batch": batch_id, "added": outcome.added, "duplicate": outcome.duplicate}
+    )
 
 
 def api_state(request: Request) -> Response:
@@ -935,6 +963,7 @@ def create_app(
             ctx.stop.set()
             if thread is not None:
                 thread.join(timeout=5)
+            ctx.writer.stop()
 
     routes = [
         Route("/", home),
