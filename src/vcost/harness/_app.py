@@ -19,6 +19,7 @@ import functools
 import hashlib
 import hmac
 import json
+import logging
 import math
 import os
 import re
@@ -110,6 +111,7 @@ DB_THREADS = 10
 SANDBOX_WORKERS = max(1, (os.cpu_count() or 2) // 2)
 """Sandbox runs at once per web worker (Runs beyond it wait their turn, never fail)."""
 
+_log = logging.getLogger("vcost.harness")
 _markdown = MarkdownIt("commonmark", {"html": False}).enable("table")
 
 
@@ -913,9 +915,11 @@ async def _http_error(request: Request, exc: Exception) -> Response:
 
 
 def _sweeper(ctx: _Ctx, every: float) -> None:
-    """End items whose deadline passed, on the server (the check ends even if the page is gone)."""
+    """End items whose deadline passed, on the server (the check ends even if the page is gone),
+    and write the heartbeat that tells a restarted server how long it was down."""
     while not ctx.stop.wait(every):
         try:
+            ctx.harness.heartbeat()
             expire_due(ctx)
         except Exception:
             time.sleep(every)
@@ -953,6 +957,11 @@ def create_app(
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         thread = None
         if sweep_seconds:
+            # before the first request: stop the open items' clocks for the time it was down
+            try:
+                await anyio.to_thread.run_sync(ctx.harness.recover_outage)
+            except Exception:
+                _log.exception("recovering the time the server was down failed")
             thread = threading.Thread(
                 target=_sweeper, args=(ctx, sweep_seconds), name="vcost-sweep", daemon=True
             )
