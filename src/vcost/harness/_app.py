@@ -15,6 +15,7 @@ across web workers. Hidden tests, references and ground truth are never rendered
 
 from __future__ import annotations
 
+import base64
 import functools
 import hashlib
 import hmac
@@ -153,6 +154,68 @@ class BodyLimit:
             return message
 
         await self.app(scope, limited, send)
+
+
+# --------------------------------------------------------------------------------------------
+# Security headers and Secure cookies (pure ASGI: every response, every route)
+
+
+def content_security_policy(templates: Path) -> str:
+    """The pages' CSP: scripts and styles from this site only; the templates' few inline event
+    handlers (``onclick="..."``) allowed by their hashes, nothing else inline; no framing."""
+    handlers: set[str] = set()
+    for page in sorted(templates.glob("*.html")):
+        handlers.update(re.findall(r'\son[a-z]+="([^"{}]*)"', page.read_text(encoding="utf-8")))
+    hashes = " ".join(
+        f"'sha256-{base64.b64encode(hashlib.sha256(h.encode()).digest()).decode()}'"
+        for h in sorted(handlers)
+    )
+    script = f"'self' 'unsafe-hashes' {hashes}" if hashes else "'self'"
+    return (
+        f"default-src 'self'; script-src {script}; style-src 'self' 'unsafe-inline'; "
+        "img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; "
+        "frame-ancestors 'none'"
+    )
+
+
+class SecurityHeaders:
+    """Add CSP, X-Frame-Options, nosniff and a referrer policy to every response; mark every
+    cookie ``Secure`` when the public base URL (or the request) is https."""
+
+    def __init__(self, app: Callable[..., Awaitable[None]], csp: str, *, secure: bool) -> None:
+        self.app = app
+        self.secure = secure
+        self.headers = [
+            (b"content-security-policy", csp.encode()),
+            (b"x-frame-options", b"DENY"),
+            (b"x-content-type-options", b"nosniff"),
+            (b"referrer-policy", b"same-origin"),
+        ]
+
+    async def __call__(
+        self,
+        scope: MutableMapping[str, Any],
+        receive: Callable[[], Awaitable[MutableMapping[str, Any]]],
+        send: Callable[[MutableMapping[str, Any]], Awaitable[None]],
+    ) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        secure = self.secure or scope.get("scheme") == "https"
+
+        async def with_headers(message: MutableMapping[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                headers = []
+                for name, value in message.get("headers", []):
+                    if secure and name == b"set-cookie" and b"secure" not in value.lower():
+                        value = value + b"; Secure"
+                    headers.append((name, value))
+                have = {name for name, _ in headers}
+                headers += [(n, v) for n, v in self.headers if n not in have]
+                message["headers"] = headers
+            await send(message)
+
+        await self.app(scope, receive, with_headers)
 
 
 # --------------------------------------------------------------------------------------------
@@ -298,7 +361,7 @@ def _text(value: Any, limit: int, name: str) -> str:
         raise HTTPException(400, f"{name} must be text")
     if len(value) > limit:
         raise HTTPException(413, f"{name} is longer than {limit} characters")
-    return value
+    return value.replace("\r\n", "\n")  # a form's textarea arrives with CRLF: store LF
 
 
 def _go(step_page: str) -> RedirectResponse:
@@ -947,10 +1010,12 @@ def create_app(
     sandbox: Sandbox | None = None,
     sweep_seconds: float | None = 1.0,
     admin_token: str | None = None,
+    base_url: str | None = None,
 ) -> Starlette:
     """The harness's ASGI app. ``sweep_seconds=None`` turns the deadline sweep off
     (deadlines still hold: every request checks them); without ``admin_token`` the
-    researcher side (``/admin``) refuses everyone."""
+    researcher side (``/admin``) refuses everyone; an https ``base_url`` (the public address,
+    e.g. behind a TLS proxy) makes every cookie ``Secure``."""
     ctx = _Ctx(harness, sandbox, admin_token)
 
     @asynccontextmanager
@@ -1013,6 +1078,11 @@ def create_app(
     app.state.ctx = ctx
     limit = harness.material.settings.max_body_kb * 1024
     app.add_middleware(BodyLimit, limit=limit)
+    app.add_middleware(
+        SecurityHeaders,
+        csp=content_security_policy(HERE / "templates"),
+        secure=(base_url or "").lower().startswith("https://"),
+    )
     app.state.expire_due = lambda: expire_due(ctx)
     return app
 
