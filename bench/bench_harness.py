@@ -1,41 +1,48 @@
-"""Benchmark: 200 simulated participants against `vcost serve` on loopback, SQLite vs PostgreSQL.
+"""Benchmark: a crowd's open-loop load on `vcost serve`, beside a bare durable-insert endpoint.
 
-Each participant holds an open item and, like static/harness.js, sends an activity batch
-(5 content-free events) every second and presses Run (the code in the sandbox) every 30
-seconds, from its own thread and keep-alive connection, for ``--seconds`` (default 40) per
-backend. The same load runs against a `vcost serve` process on a SQLite file, then on
-PostgreSQL (127.0.0.1:5432, database ``test``, a schema of its own, dropped afterwards).
+The scenario (issue 13): each of N participants holds an open item and sends a batch of 5
+content-free events every second on one keep-alive connection, and presses Run (the task's
+code and a one-line test, in the sandbox) every 30 seconds on a second connection, so N = 1,000
+holds 2,000 connections (one asyncio client process; its descriptor limit is raised). The
+schedule is fixed in advance (open loop): every latency is measured from the request's
+**scheduled** send time, so a slow server cannot lower the offered load and hide in the
+numbers. After ``--seconds`` the client stops offering and waits for what is in flight (Runs
+queue behind the server's bounded sandbox pool; they may be slow, never fail).
 
-Reported per backend: p50/p99/max latency per endpoint (``/api/events``, ``/api/run``), errors,
-and **events lost** = events the server acknowledged (``added`` in its answer, sent only after
-the commit) minus the client events the store holds for these participants; it must be 0.
-Unacknowledged events (a request that failed or timed out) are counted separately: the
-browser keeps those and resends them.
+Named baseline, same run, same machine: **bare**, a bare Starlette endpoint under the same
+uvicorn that parses the same batch and does the same durable work per request: insert its 5
+events into an indexed table and commit (SQLite WAL, synchronous=NORMAL, like the store; or
+PostgreSQL), in a worker thread, acknowledging after the commit. It gets the same event load
+(no Runs: it has no sandbox). Reported per backend (SQLite, PostgreSQL) and N:
 
-Named baseline, measured in the same run: **SQLite** (the default one-machine store); the
-ratio is PostgreSQL p50/p99 over SQLite's, per endpoint. ``--pg-workers 2`` runs the
-PostgreSQL server with two web workers. Appends a JSON line to bench/results/harness.jsonl.
+- event batches: offered, acknowledged, per second; p50 / p99 / max latency from the schedule;
+- ingest ratio = vcost's acknowledged batches/s over bare's (goal >= 0.5 at N = 1,000);
+- events lost = acknowledged by the server minus stored (must be 0);
+- Runs: done, errors (anything but 200 or 429 rate-limited), p50 / p99 latency.
 
-    python bench/bench_harness.py [--participants 200] [--seconds 40] [--pg-workers 1]
+    python bench/bench_harness.py --participants 1000          # N = 1,000, SQLite + PostgreSQL
+    python bench/bench_harness.py                              # N = 200 and 1,000
+    python bench/bench_harness.py --participants 200 --no-postgres --seconds 20
 
-Setup outside the timed part: a demo study (2 study tasks, screening off), one walkthrough
-login per participant advanced to its first item through the library (consent, session
-start), so the load is only what participants send while working.
+Results are appended as one JSON line to ``--out`` (default: vcost-bench/harness.jsonl in the
+system temp folder, outside the checkout). Setup outside the timed part: a demo study
+(2 study tasks, no screening), one walkthrough login per participant advanced to its first
+item through the library.
 """
 
 from __future__ import annotations
 
 import argparse
-import http.client
+import asyncio
 import json
 import os
 import platform
 import random
+import resource
 import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -60,6 +67,8 @@ SETTINGS = (
     '[harness]\ntitle = "load benchmark"\nscreening = false\nrealism_count = 0\n'
     "run_per_minute = 12\nmax_body_kb = 256\n"
 )
+RUN_EVERY = 30.0
+KINDS = ("keys", "mouse", "scroll", "keys", "focus")
 
 
 @dataclass
@@ -73,18 +82,32 @@ class Login:
 
 @dataclass
 class Tally:
-    latency: dict[str, list[float]] = field(default_factory=lambda: {"events": [], "run": []})
-    errors: dict[str, int] = field(default_factory=lambda: {"events": 0, "run": 0})
-    limited: int = 0
-    sent: int = 0
-    acked: int = 0
-    lock: threading.Lock = field(default_factory=threading.Lock)
+    batch_ms: list[float] = field(default_factory=list)
+    batch_done: list[float] = field(default_factory=list)
+    run_ms: list[float] = field(default_factory=list)
+    batches_offered: int = 0
+    batch_errors: int = 0
+    runs_offered: int = 0
+    run_errors: int = 0
+    runs_limited: int = 0
+    acked_events: int = 0
+    error_kinds: dict[str, int] = field(default_factory=dict)
+    connections: int = 0
+    peak_connections: int = 0
 
 
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+def raise_fd_limit() -> int:
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and soft < hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+        return hard
+    return soft
 
 
 def logins(study: Path, url: str, n: int) -> list[Login]:
@@ -111,103 +134,287 @@ def logins(study: Path, url: str, n: int) -> list[Login]:
         harness.store.close()
 
 
-def participant(
-    login: Login, port: int, seconds: float, tally: Tally, seed: int, start_at: float
+# --------------------------------------------------------------------------------------------
+# The client: raw HTTP/1.1 over asyncio streams (one process holds thousands of connections)
+
+
+class Connection:
+    def __init__(self, port: int, tally: Tally) -> None:
+        self.port = port
+        self.tally = tally
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def _open(self) -> None:
+        self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
+        self.tally.connections += 1
+        self.tally.peak_connections = max(self.tally.peak_connections, self.tally.connections)
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+            self.tally.connections -= 1
+        self.reader = self.writer = None
+
+    async def post(self, path: str, body: bytes, cookie: str) -> tuple[int, bytes]:
+        if self.writer is None:
+            await self._open()
+        assert self.reader is not None
+        assert self.writer is not None
+        head = (
+            f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            f"Cookie: {COOKIE}={cookie}\r\nContent-Length: {len(body)}\r\n\r\n"
+        )
+        try:
+            self.writer.write(head.encode() + body)
+            await self.writer.drain()
+            status_line = await self.reader.readline()
+            status = int(status_line.split()[1])
+            length, close = 0, False
+            while True:
+                line = await self.reader.readline()
+                if line in (b"\r\n", b""):
+                    break
+                name, _, value = line.decode("latin-1").partition(":")
+                if name.lower() == "content-length":
+                    length = int(value)
+                elif name.lower() == "connection" and "close" in value.lower():
+                    close = True
+            data = await self.reader.readexactly(length)
+        except (OSError, ValueError, IndexError, asyncio.IncompleteReadError):
+            self.close()
+            raise
+        if close:
+            self.close()
+        return status, data
+
+
+async def participant(
+    login: Login, port: int, seconds: float, tally: Tally, seed: int, start: float, runs: bool
 ) -> None:
     rng = random.Random(seed)
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-    headers = {"Content-Type": "application/json", "Cookie": f"{COOKIE}={login.token}"}
-    phase = rng.uniform(0, 1)
-    run_phase = rng.uniform(0, 30)
-    next_run = start_at + run_phase
-    time.sleep(max(0.0, start_at + phase - time.monotonic()))
-    batch = 0
-    end = start_at + seconds
-    while time.monotonic() < end:
-        tick = time.monotonic()
-        batch += 1
-        events = [
-            {"id": f"e{batch}-{k}", "kind": kind, "t": int((tick - start_at) * 1000),
-             "n": rng.randint(1, 30)}
-            for k, kind in enumerate(("keys", "mouse", "scroll", "keys", "focus"))
-        ]  # fmt: skip
-        body = {"csrf": login.csrf, "batch": f"b{batch}", "item_id": login.item_id,
-                "events": events}  # fmt: skip
-        status, answer, took = _post(conn, "/api/events", body, headers)
-        with tally.lock:
-            tally.sent += len(events)
-            if status == 200 and answer is not None:
-                tally.latency["events"].append(took)
-                tally.acked += int(answer.get("added", 0))
+    loop = asyncio.get_running_loop()
+    events_conn, run_conn = Connection(port, tally), Connection(port, tally)
+    await events_conn._open()
+    if runs:
+        await run_conn._open()
+    first = start + rng.uniform(0, 1)
+    run_first = start + rng.uniform(0, RUN_EVERY)
+
+    async def batches() -> None:
+        k = 0
+        while True:
+            due = first + k
+            if due >= start + seconds:
+                return
+            await asyncio.sleep(max(0.0, due - loop.time()))
+            k += 1
+            events = [
+                {"id": f"e{k}-{j}", "kind": kind, "t": int((due - start) * 1000),
+                 "n": rng.randint(1, 30)}
+                for j, kind in enumerate(KINDS)
+            ]  # fmt: skip
+            body = json.dumps(
+                {"csrf": login.csrf, "batch": f"b{k}", "item_id": login.item_id, "events": events}
+            ).encode()
+            tally.batches_offered += 1
+            try:
+                status, data = await events_conn.post("/api/events", body, login.token)
+            except (OSError, ValueError, IndexError, asyncio.IncompleteReadError) as error:
+                tally.batch_errors += 1
+                name = type(error).__name__
+                tally.error_kinds[name] = tally.error_kinds.get(name, 0) + 1
+                continue
+            if status == 200:
+                tally.batch_ms.append((loop.time() - due) * 1000)
+                tally.batch_done.append(loop.time() - start)
+                tally.acked_events += int(json.loads(data).get("added", len(events)))
             else:
-                tally.errors["events"] += 1
-        if time.monotonic() >= next_run:
-            next_run += 30
-            run = {"csrf": login.csrf, "item_id": login.item_id, "code": login.code,
-                   "tests": "print(1)"}  # fmt: skip
-            status, answer, took = _post(conn, "/api/run", run, headers)
-            with tally.lock:
-                if status == 200:
-                    tally.latency["run"].append(took)
-                elif status == 429:
-                    tally.limited += 1
-                else:
-                    tally.errors["run"] += 1
-        time.sleep(max(0.0, tick + 1.0 - time.monotonic()))
-    conn.close()
+                tally.batch_errors += 1
+                tally.error_kinds[str(status)] = tally.error_kinds.get(str(status), 0) + 1
 
+    async def presses() -> None:
+        k = 0
+        while True:
+            due = run_first + k * RUN_EVERY
+            if due >= start + seconds:
+                return
+            await asyncio.sleep(max(0.0, due - loop.time()))
+            k += 1
+            body = json.dumps(
+                {"csrf": login.csrf, "item_id": login.item_id, "code": login.code,
+                 "tests": "print(1)"}
+            ).encode()  # fmt: skip
+            tally.runs_offered += 1
+            try:
+                status, _ = await run_conn.post("/api/run", body, login.token)
+            except (OSError, ValueError, IndexError, asyncio.IncompleteReadError):
+                tally.run_errors += 1
+                continue
+            if status == 200:
+                tally.run_ms.append((loop.time() - due) * 1000)
+            elif status == 429:
+                tally.runs_limited += 1
+            else:
+                tally.run_errors += 1
 
-def _post(
-    conn: http.client.HTTPConnection, path: str, body: dict[str, Any], headers: dict[str, str]
-) -> tuple[int, dict[str, Any] | None, float]:
-    data = json.dumps(body).encode()
-    t0 = time.perf_counter()
     try:
-        conn.request("POST", path, body=data, headers=headers)
-        response = conn.getresponse()
-        raw = response.read()
-        took = time.perf_counter() - t0
-        return response.status, json.loads(raw) if response.status == 200 else None, took
-    except (OSError, http.client.HTTPException, ValueError):
-        conn.close()
-        return 0, None, time.perf_counter() - t0
+        await asyncio.gather(batches(), presses() if runs else asyncio.sleep(0))
+    finally:
+        events_conn.close()
+        run_conn.close()
 
 
-def serve(study: Path, url: str, port: int, workers: int, log: Path) -> subprocess.Popen[bytes]:
-    handle = log.open("wb")
-    process = subprocess.Popen(
-        [sys.executable, "-c", "from vcost.cli import main; main()", "serve", str(study),
-         "--db", url, "--port", str(port), "--workers", str(workers)],
-        stdout=handle, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )  # fmt: skip
-    deadline = time.monotonic() + 90
+async def offer(
+    people: list[Login], port: int, seconds: float, runs: bool, drain: float
+) -> tuple[Tally, float]:
+    tally = Tally()
+    loop = asyncio.get_running_loop()
+    start = loop.time() + 2.0 + len(people) / 1000  # time to open every connection first
+    tasks = [
+        asyncio.create_task(participant(p, port, seconds, tally, k, start, runs))
+        for k, p in enumerate(people)
+    ]
+    _, pending = await asyncio.wait(tasks, timeout=seconds + drain + 5 + start - loop.time())
+    for task in pending:
+        task.cancel()
+    return tally, start
+
+
+def run_loop(job: Any) -> Any:
+    """Run the client on uvloop when installed (a vcost dependency), else asyncio's loop."""
+    try:
+        import uvloop
+    except ImportError:
+        return asyncio.run(job)
+    return uvloop.run(job)
+
+
+# --------------------------------------------------------------------------------------------
+# The servers
+
+
+def wait_listening(process: subprocess.Popen[bytes], port: int, log: Path) -> None:
+    deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise RuntimeError(f"server exited: {log.read_text()}")
         try:
-            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
-            conn.request("GET", "/static/harness.css")
-            ok = conn.getresponse().status == 200
-            conn.close()
-            if ok:
-                return process
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            return
         except OSError:
-            pass
-        time.sleep(0.2)
+            time.sleep(0.2)
     raise RuntimeError(f"server did not start: {log.read_text()}")
+
+
+def start(command: list[str], port: int, log: Path) -> subprocess.Popen[bytes]:
+    handle = log.open("wb")
+    process = subprocess.Popen(
+        command, stdout=handle, stderr=subprocess.STDOUT,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )  # fmt: skip
+    wait_listening(process, port, log)
+    return process
 
 
 def stop(process: subprocess.Popen[bytes]) -> None:
     if process.poll() is None:
         process.terminate()
         try:
-            process.wait(timeout=20)
+            process.wait(timeout=30)
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(timeout=10)
 
 
-def stored_events(url: str, ids: list[str]) -> int:
+def bare_app(url: str) -> Any:
+    """The named baseline: parse the batch, insert its events, commit, acknowledge."""
+    import threading
+
+    import anyio.to_thread
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
+    local = threading.local()
+    sqlite = url.startswith("sqlite")
+    path = url.split("///", 1)[-1]
+    pg_url = sa.make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+
+    def connect() -> Any:
+        if sqlite:
+            import sqlite3
+
+            conn = sqlite3.connect(path, timeout=30, isolation_level=None)
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = NORMAL")
+            return conn
+        import psycopg
+
+        options = sa.make_url(url).query.get("options")
+        conninfo = pg_url.split("?", 1)[0]
+        return psycopg.connect(conninfo, options=str(options) if options else "")
+
+    def insert(rows: list[tuple[Any, ...]]) -> None:
+        conn = getattr(local, "conn", None)
+        if conn is None:
+            conn = local.conn = connect()
+        if sqlite:
+            conn.execute("BEGIN IMMEDIATE")
+            conn.executemany(
+                "INSERT INTO bare_events (event_id, participant_id, item_id, batch_id, at, "
+                "offset_ms, kind, payload) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT DO NOTHING",
+                rows,
+            )
+            conn.execute("COMMIT")
+        else:
+            with conn.cursor() as cur:
+                cur.executemany(
+                    "INSERT INTO bare_events (event_id, participant_id, item_id, batch_id, at, "
+                    "offset_ms, kind, payload) VALUES (%s, %s, %s, %s, %s, %s, %s, %s) "
+                    "ON CONFLICT DO NOTHING",
+                    rows,
+                )
+            conn.commit()
+
+    async def events(request: Request) -> JSONResponse:
+        body = json.loads(await request.body())
+        who = request.cookies.get(COOKIE, "")[:16]
+        now = datetime.now(UTC).isoformat()
+        rows = [
+            (f"{body['item_id']}/{who}/{e['id']}", who, body["item_id"], body["batch"], now,
+             int(e["t"]), e["kind"], json.dumps({"n": e.get("n")}))
+            for e in body["events"]
+        ]  # fmt: skip
+        await anyio.to_thread.run_sync(insert, rows)
+        return JSONResponse({"ok": True, "added": len(rows)})
+
+    conn = connect()
+    ddl = (
+        "CREATE TABLE IF NOT EXISTS bare_events (seq INTEGER PRIMARY KEY AUTOINCREMENT, "
+        if sqlite
+        else "CREATE TABLE IF NOT EXISTS bare_events (seq BIGSERIAL PRIMARY KEY, "
+    ) + (
+        "event_id TEXT NOT NULL UNIQUE, participant_id TEXT NOT NULL, item_id TEXT, "
+        "batch_id TEXT, at TEXT NOT NULL, offset_ms BIGINT, kind TEXT NOT NULL, payload TEXT)"
+    )
+    conn.execute(ddl)
+    if not sqlite:
+        conn.commit()
+    conn.close()
+    return Starlette(routes=[Route("/api/events", events, methods=["POST"])])
+
+
+def serve_bare(url: str, port: int) -> None:
+    import uvicorn
+
+    raise_fd_limit()
+    uvicorn.run(bare_app(url), host="127.0.0.1", port=port, log_level="warning")
+
+
+def stored(url: str, ids: list[str]) -> int:
     t = s.harness_events
     with Store.open(url) as store, store.engine.connect() as conn:
         return int(
@@ -219,66 +426,145 @@ def stored_events(url: str, ids: list[str]) -> int:
         )
 
 
-def load(
-    name: str, study: Path, url: str, n: int, seconds: float, workers: int, tmp: Path
-) -> dict[str, Any]:
-    t0 = time.perf_counter()
-    people = logins(study, url, n)
-    print(f"[{name}] {n} logins on their first item ({time.perf_counter() - t0:.1f} s)")
-    port = free_port()
-    process = serve(study, url, port, workers, tmp / f"server-{name}.log")
-    tally = Tally()
+def stored_bare(url: str) -> int:
+    engine = sa.create_engine(url, poolclass=NullPool)
     try:
-        start_at = time.monotonic() + 1.0
-        threads = [
-            threading.Thread(
-                target=participant, args=(p, port, seconds, tally, k, start_at), daemon=True
-            )
-            for k, p in enumerate(people)
-        ]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(timeout=seconds + 120)
+        with engine.connect() as conn:
+            return int(conn.execute(sa.text("SELECT count(*) FROM bare_events")).scalar_one())
+    finally:
+        engine.dispose()
+
+
+def summary(name: str, tally: Tally, seconds: float, held: int) -> dict[str, Any]:
+    """``batches_per_s``: acknowledgements that arrived within the offered window (+1 s)."""
+    ms = np.asarray(tally.batch_ms)
+    in_time = sum(1 for at in tally.batch_done if at <= seconds + 1.0)
+    runs = np.asarray(tally.run_ms)
+
+    def q(values: np.ndarray, p: float) -> float | None:
+        return round(float(np.percentile(values, p)), 1) if len(values) else None
+
+    return {
+        "server": name,
+        "batches_offered": tally.batches_offered,
+        "batches_acked": len(ms),
+        "batches_per_s": round(in_time / seconds, 1),
+        "batch_errors": tally.batch_errors,
+        "error_kinds": tally.error_kinds,
+        "p50_ms": q(ms, 50),
+        "p99_ms": q(ms, 99),
+        "max_ms": round(float(ms.max()), 1) if len(ms) else None,
+        "events_acked": tally.acked_events,
+        "events_stored": held,
+        "events_lost": max(0, tally.acked_events - held),
+        "runs_offered": tally.runs_offered,
+        "runs_done": len(runs),
+        "run_errors": tally.run_errors,
+        "runs_rate_limited": tally.runs_limited,
+        "run_p50_ms": q(runs, 50),
+        "run_p99_ms": q(runs, 99),
+        "peak_connections": tally.peak_connections,
+    }
+
+
+def one_config(
+    backend: str, url: str, n: int, seconds: float, drain: float, tmp: Path, study: Path,
+    workers: int, runs: bool = True,
+) -> list[dict[str, Any]]:  # fmt: skip
+    out = []
+    # the named baseline first, on its own table of the same store
+    port = free_port()
+    log = tmp / f"bare-{backend}-{n}.log"
+    process = start(
+        [sys.executable, __file__, "--bare-server", url, "--port", str(port)], port, log
+    )
+    people = [Login(f"bare-{k}", uuid.uuid4().hex, "", f"item-{k}", "") for k in range(n)]
+    try:
+        tally, _ = run_loop(offer(people, port, seconds, runs=False, drain=drain))
     finally:
         stop(process)
-    held = stored_events(url, [p.participant_id for p in people])
-    out: dict[str, Any] = {
-        "backend": name,
-        "workers": workers,
-        "events_sent": tally.sent,
-        "events_acked": tally.acked,
-        "events_stored": held,
-        "events_lost": max(0, tally.acked - held),
-        "runs_rate_limited": tally.limited,
-    }
-    for endpoint, values in tally.latency.items():
-        ms = np.asarray(values) * 1000
-        out[endpoint] = {
-            "requests": len(values),
-            "errors": tally.errors[endpoint],
-            "p50_ms": round(float(np.percentile(ms, 50)), 1) if len(ms) else None,
-            "p99_ms": round(float(np.percentile(ms, 99)), 1) if len(ms) else None,
-            "max_ms": round(float(ms.max()), 1) if len(ms) else None,
-        }
-    out["batches_per_s"] = round(len(tally.latency["events"]) / seconds, 1)
-    out["batches_offered_per_s"] = n
-    print(
-        f"[{name}] {out['batches_per_s']} batches/s acknowledged of {n}/s offered | "
-        f"events: {out['events']} | run: {out['run']} | sent {tally.sent}, "
-        f"acknowledged {tally.acked}, stored {held}, lost {out['events_lost']}"
-    )
+    out.append(summary("bare", tally, seconds, stored_bare(url)))
+    # vcost serve, the same event load plus the Runs
+    t0 = time.perf_counter()
+    people = logins(study, url, n)
+    print(f"  [{backend} N={n}] {n} logins on their first item ({time.perf_counter() - t0:.0f} s)")
+    port = free_port()
+    log = tmp / f"vcost-{backend}-{n}.log"
+    command = [sys.executable, "-c", "from vcost.cli import main; main()", "serve", str(study),
+               "--db", url, "--port", str(port), "--workers", str(workers)]  # fmt: skip
+    process = start(command, port, log)
+    try:
+        tally, _ = run_loop(offer(people, port, seconds, runs=runs, drain=drain))
+    finally:
+        stop(process)
+    out.append(summary("vcost", tally, seconds, stored(url, [p.participant_id for p in people])))
+    for row in out:
+        row.update(backend=backend, participants=n)
     return out
+
+
+def pg_schema_url(schema: str) -> str:
+    return (
+        sa.make_url(PG_URL)
+        .update_query_dict({"options": f"-csearch_path={schema}"})
+        .render_as_string(hide_password=False)
+    )
+
+
+def table(results: list[dict[str, Any]]) -> str:
+    head = (
+        f"{'backend':<10} {'N':>5} {'server':<6} {'batches/s':>9} {'of':>5} {'ratio':>6} "
+        f"{'p50 ms':>8} {'p99 ms':>8} {'max ms':>8} {'lost':>5} {'errors':>6} "
+        f"{'runs':>5} {'of':>5} {'run err':>7} {'run p99 ms':>10} {'conns':>6}"
+    )
+    lines = [head, "-" * len(head)]
+    bare: dict[tuple[str, int], float] = {}
+    for r in results:
+        key = (r["backend"], r["participants"])
+        if r["server"] == "bare":
+            bare[key] = r["batches_per_s"]
+        ratio = r["batches_per_s"] / bare[key] if bare.get(key) else float("nan")
+        r["ingest_ratio_to_bare"] = round(ratio, 3)
+        lines.append(
+            f"{r['backend']:<10} {r['participants']:>5} {r['server']:<6} "
+            f"{r['batches_per_s']:>9} {r['participants']:>5} {ratio:>6.2f} "
+            f"{r['p50_ms']!s:>8} {r['p99_ms']!s:>8} {r['max_ms']!s:>8} {r['events_lost']:>5} "
+            f"{r['batch_errors']:>6} {r['runs_done']:>5} {r['runs_offered']:>5} "
+            f"{r['run_errors']:>7} "
+            f"{r['run_p99_ms']!s:>10} {r['peak_connections']:>6}"
+        )
+    return "\n".join(lines)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--participants", type=int, default=200)
-    parser.add_argument("--seconds", type=float, default=40.0)
-    parser.add_argument("--pg-workers", type=int, default=1)
+    parser.add_argument(
+        "--participants", type=int, action="append", help="N (repeatable; default 200 and 1000)"
+    )
+    parser.add_argument("--seconds", type=float, default=30.0, help="offered load per run")
+    parser.add_argument("--drain", type=float, default=240.0, help="wait for in-flight Runs")
+    parser.add_argument("--workers", type=int, default=1, help="vcost serve --workers (PG)")
     parser.add_argument("--no-postgres", action="store_true")
+    parser.add_argument("--no-runs", action="store_true", help="events only (diagnosis)")
+    parser.add_argument("--no-sqlite", action="store_true")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=Path(tempfile.gettempdir()) / "vcost-bench" / "harness.jsonl",
+        help="JSON-lines file the results are appended to (default outside the checkout)",
+    )
+    parser.add_argument("--bare-server", metavar="URL", help=argparse.SUPPRESS)
+    parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.bare_server:
+        serve_bare(args.bare_server, args.port)
+        return
+    limit = raise_fd_limit()
+    sizes = args.participants or [200, 1000]
+    if 2 * max(sizes) + 100 > limit:
+        sys.exit(f"this process may open {limit} descriptors; N={max(sizes)} needs 2N + 100")
     started = time.perf_counter()
+    results: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="vcost-bench-harness-") as tmp_name:
         tmp = Path(tmp_name)
         study = tmp / "study"
@@ -286,58 +572,47 @@ def main() -> None:
             study, participants=2, study_tasks=2, pairs_per_session=1, spares=0,
             settings=SETTINGS,
         )  # fmt: skip
-        results = [
-            load(
-                "sqlite", study, f"sqlite:///{tmp / 'bench.db'}", args.participants,
-                args.seconds, 1, tmp,
-            )
-        ]  # fmt: skip
-        if not args.no_postgres:
-            admin = sa.create_engine(PG_URL, poolclass=NullPool)
-            schema = f"vcost_bench_{uuid.uuid4().hex[:12]}"
-            with admin.begin() as conn:
-                conn.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
-            try:
-                url = (
-                    sa.make_url(PG_URL)
-                    .update_query_dict({"options": f"-csearch_path={schema}"})
-                    .render_as_string(hide_password=False)
+        admin = sa.create_engine(PG_URL, poolclass=NullPool)
+        for n in sizes:
+            if not args.no_sqlite:
+                url = f"sqlite:///{tmp / f'bench-{n}.db'}"
+                results += one_config(
+                    "sqlite", url, n, args.seconds, args.drain, tmp, study, 1, not args.no_runs
                 )
-                results.append(
-                    load("postgresql", study, url, args.participants, args.seconds,
-                         args.pg_workers, tmp)
-                )  # fmt: skip
-            finally:
+                print(table(results))
+            if not args.no_postgres:
+                schema = f"vcost_bench_{uuid.uuid4().hex[:12]}"
                 with admin.begin() as conn:
-                    conn.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
-                admin.dispose()
-    ratios: dict[str, float | None] = {}
-    if len(results) == 2:
-        base, other = results
-        for endpoint in ("events", "run"):
-            for q in ("p50_ms", "p99_ms"):
-                a, b = base[endpoint][q], other[endpoint][q]
-                ratios[f"{endpoint}_{q}_postgresql_over_sqlite"] = (
-                    round(b / a, 2) if a and b else None
-                )
-        print("ratios against the SQLite baseline:", ratios)
+                    conn.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
+                try:
+                    results += one_config(
+                        "postgresql", pg_schema_url(schema), n, args.seconds, args.drain, tmp,
+                        study, args.workers, not args.no_runs,
+                    )  # fmt: skip
+                finally:
+                    with admin.begin() as conn:
+                        conn.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
+                print(table(results))
+        admin.dispose()
+    print()
+    print(f"open loop, {args.seconds:g} s offered per run; latency from the scheduled send;")
+    print("ratio = acknowledged batches/s over the bare durable-insert endpoint's, same run")
+    print(table(results))
     lost = sum(r["events_lost"] for r in results)
     print(f"events lost: {lost} (must be 0); total {time.perf_counter() - started:.0f} s")
-    out = Path(__file__).parent / "results" / "harness.jsonl"
-    out.parent.mkdir(exist_ok=True)
-    with out.open("a", encoding="utf-8") as fh:
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    with args.out.open("a", encoding="utf-8") as fh:
         record = {
             "at": datetime.now(UTC).isoformat(timespec="seconds"),
             "vcost": __version__,
             "python": platform.python_version(),
             "cpus": os.cpu_count(),
-            "participants": args.participants,
             "seconds": args.seconds,
-            "baseline": "sqlite",
+            "baseline": "bare",
             "results": results,
-            "ratios": ratios,
         }
         fh.write(json.dumps(record) + "\n")
+    print(f"results appended to {args.out}")
     if lost:
         sys.exit(1)
 

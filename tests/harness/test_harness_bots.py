@@ -29,6 +29,8 @@ def test_bots_complete_the_study(
         catch_exceptions=False,
     )  # fmt: skip
     assert result.exit_code == 0, result.output
+    assert "rate-limited" in result.output  # the table shows runs refused by the rate limit
+    assert "…" not in result.output  # and cuts nothing off (CliRunner: not a terminal)
     report = json.loads(report_path.read_text())
     assert report["events_lost"] == 0
     bots = report["bots"]

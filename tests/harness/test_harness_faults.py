@@ -23,42 +23,88 @@ def _batch(batch: str, item: str, ids: list[str], t: int = 1000) -> dict[str, An
     }
 
 
-def test_sigkill_mid_session_loses_no_acknowledged_event(
-    demo_study: Path, tmp_path: Path, start_server: Any
+def test_sigkill_mid_check_loses_no_acknowledged_event_and_charges_no_downtime(
+    demo_study: Path, store_url: str, start_server: Any
 ) -> None:
-    url = f"sqlite:///{tmp_path / 'vcost.db'}"
-    token = invite(demo_study, url)
-    server = start_server(demo_study, url)
+    """SIGKILL mid-check, 4 s down, restart on the same store: the same check resumes with the
+    time it had left when the server went down (the outage is recorded as an event and left
+    out of the effort), and every acknowledged event is stored once."""
+    token = invite(demo_study, store_url)
+    server = start_server(demo_study, store_url)
     client = Client(server.base)
     to_first_session(client, token)
     page = client.post("/session")
+    page = client.post("/task/submit", {"item_id": client.item_id(page.body), "code": "x = 1\n"})
+    assert "/task/verdict" in page.body  # now mid-check
     item = client.item_id(page.body)
-    before = client.remaining_ms(page.body)
     acknowledged = 0
     for n in range(5):
         reply = client.post_json("/api/events", _batch(f"k{n}", item, [f"k{n}-a", f"k{n}-b"]))
         assert reply.status == 200
         assert reply.json()["added"] == 2
         acknowledged += 2
+    time.sleep(1.5)  # a heartbeat or two
+    before = client.get(f"/api/state?item_id={item}").json()["remaining_ms"]
     killed_at = time.monotonic()
     server.kill()
-    start_server(demo_study, url, port=server.port)
-    page = client.get("/task")  # the same cookie, the same task
+    time.sleep(4.0)
+    start_server(demo_study, store_url, port=server.port)
+    deadline = time.monotonic() + 30
+    outage: list[dict[str, Any]] = []
+    while not outage and time.monotonic() < deadline:  # recovered as the server starts
+        time.sleep(0.3)
+        with Store.open(store_url) as store:
+            outage = [e for e in rows(store, s.harness_events) if e["kind"] == "outage"]
+    page = client.get("/task")  # the same cookie, the same check
     assert client.item_id(page.body) == item
     after = client.remaining_ms(page.body)
-    waited = (time.monotonic() - killed_at) * 1000
-    assert after <= before  # never more time after a crash
-    assert before - after >= waited - 1000  # the clock ran on the server while it was down
-    with Store.open(url) as store:
+    gone = (time.monotonic() - killed_at) * 1000
+    (event,) = outage
+    assert event["item_id"] == item
+    assert event["payload"]["paused_ms"] >= 4000
+    assert event["payload"]["expired_during_outage"] is False
+    # never more time than it had, but for the heartbeat's granularity (the outage counts from
+    # the last heartbeat, at most a sweep interval, 1 s, before the kill)
+    assert after <= before + 1000
+    # the time down is not charged: at most the time the server was up since is gone
+    assert before - after <= gone - event["payload"]["paused_ms"] + 1500
+    with Store.open(store_url) as store:
         stored = [e for e in rows(store, s.harness_events) if e["item_id"] == item]
     assert sum(1 for e in stored if e["kind"] == "keys") == acknowledged
     # a batch resent after the restart (the browser never saw the ack) adds nothing
     assert client.post_json("/api/events", _batch("k4", item, ["k4-a", "k4-b"])).json()["duplicate"]
-    page = client.post("/task/submit", {"item_id": item, "code": "x = 1\n"})
-    with Store.open(url) as store:
+    client.post("/task/verdict", {"item_id": item, "verdict": "correct", "confidence": "75"})
+    with Store.open(store_url) as store:
         mine = [e for e in events(store) if e["episode_id"] == item]
         assert sum(1 for e in mine if e["kind"] == "keys") == acknowledged
-        assert [e["termination"] for e in episodes(store)] == ["submitted"]
+        (episode,) = [e for e in episodes(store) if e["episode_id"] == item]
+    (end,) = [e for e in mine if e["kind"] == "end"]
+    assert end["payload"]["outage_ms"] == event["payload"]["paused_ms"]
+    wall = (episode["ended_at"] - episode["started_at"]).total_seconds() / 60
+    assert episode["termination"] == "verdict"
+    assert abs(episode["effort"] - (wall - end["payload"]["outage_ms"] / 60_000)) < 1e-6
+
+
+def test_an_item_that_expires_during_an_outage_says_so(
+    demo_study: Path, tmp_path: Path, start_server: Any
+) -> None:
+    study = _short_budget(demo_study, tmp_path / "study", 0.1)  # 6 seconds
+    url = f"sqlite:///{tmp_path / 'vcost.db'}"
+    token = invite(study, url)
+    server = start_server(study, url)
+    client = Client(server.base)
+    to_first_session(client, token)
+    page = client.post("/session")
+    item = client.item_id(page.body)
+    server.kill()  # under 6 s left; down for 9 s: the deadline falls inside the outage
+    time.sleep(9.0)
+    start_server(study, url, port=server.port)
+    page = client.get("/task")
+    assert client.item_id(page.body) == item  # still open: the clock stopped while down
+    assert client.remaining_ms(page.body) > 0
+    with Store.open(url) as store:
+        (event,) = [e for e in rows(store, s.harness_events) if e["kind"] == "outage"]
+    assert event["payload"]["expired_during_outage"] is True
 
 
 def test_duplicate_and_out_of_order_batches_are_stored_once(

@@ -12,6 +12,7 @@ labelled ``mode = test`` and never reaches the trace (docs/harness.md, "Bots").
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import click
@@ -85,15 +86,15 @@ def bots(
         harness.store.close()
     table = Table(title=f"{count} bot(s) against {base} (test logins: excluded from analysis)")
     for name in ("bot", "plays as", "final page", "do", "check", "stubs", "flipped", "runs",
-                 "events sent", "acked", "seconds", "errors"):  # fmt: skip
-        table.add_column(name)
+                 "rate-limited", "events sent", "acked", "seconds", "errors"):  # fmt: skip
+        table.add_column(name, overflow="fold")  # wrap, never cut with an ellipsis
     for r in reports:
         table.add_row(
             r.bot, r.plays_as, r.final_page, str(r.do_items), str(r.check_items),
-            str(r.stub_submissions), str(r.flipped_verdicts), str(r.runs), str(r.events_sent),
-            str(r.events_acked), f"{r.seconds:.1f}", "; ".join(r.errors[:3]),
+            str(r.stub_submissions), str(r.flipped_verdicts), str(r.runs), str(r.runs_limited),
+            str(r.events_sent), str(r.events_acked), f"{r.seconds:.1f}", "; ".join(r.errors),
         )  # fmt: skip
-    console = Console()
+    console = Console(width=None if sys.stdout.isatty() else 240)
     console.print(table)
     done = sum(r.completed for r in reports)
     console.print(f"completed: {done}/{len(reports)}; events acknowledged but not stored: {lost}")

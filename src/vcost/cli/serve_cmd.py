@@ -177,6 +177,7 @@ def serve(
 
     os.environ[STUDY_ENV] = str(study_dir.resolve())
     os.environ["VCOST_DATABASE_URL"] = store_url
+    os.environ["VCOST_BASE_URL"] = base
     click.echo(f"serving {study_dir} at {base} (store {store_url.split('@')[-1]}); Ctrl-C stops")
     uvicorn.run(
         "vcost.harness:app_from_env",

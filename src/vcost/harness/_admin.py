@@ -163,6 +163,13 @@ def study_status(harness: Harness) -> StudyStatus:
         moves = conn.execute(
             sa.select(s.harness_moves.c.participant_id, s.harness_moves.c.to_session)
         ).all()
+        opened = set(
+            conn.execute(
+                sa.select(s.harness_responses.c.participant_id).where(
+                    s.harness_responses.c.kind == "opened"
+                )
+            ).scalars()
+        )
         episodes = conn.execute(sa.select(sa.func.count()).select_from(s.episodes)).scalar_one()
         events = conn.execute(sa.select(sa.func.count()).select_from(s.events)).scalar_one()
     by_item: dict[str, list[datetime]] = {}
@@ -184,7 +191,10 @@ def study_status(harness: Harness) -> StudyStatus:
     stages: dict[str, int] = {}
     for row in people:
         pid = row["participant_id"]
-        stages[row["stage"]] = stages.get(row["stage"], 0) + 1
+        # an invitation nobody has opened yet is "invited", not at consent
+        unopened = row["entry"] == "invitation" and row["stage"] == "consent"
+        stage = "invited" if unopened and pid not in opened else str(row["stage"])
+        stages[stage] = stages.get(stage, 0) + 1
         mine = [i for i in items if i["participant_id"] == pid]
         gaps = fast = exhausted = 0
         for i in mine:
@@ -198,6 +208,7 @@ def study_status(harness: Harness) -> StudyStatus:
                 exhausted += 1
             if (
                 i["block"] == "check"
+                and i["session_index"] != 0  # practice verdicts are never flagged
                 and i["termination"] == "verdict"
                 and i["confidence"] is not None
                 and abs(float(i["confidence"]) - guess_confidence) < 1e-9
@@ -214,7 +225,7 @@ def study_status(harness: Harness) -> StudyStatus:
                 plays_as=row["plays_as"],
                 entry=row["entry"],
                 mode=row["mode"],
-                stage=row["stage"],
+                stage=stage,
                 session_index=row["session_index"],
                 sessions_done=sum(1 for x in own_sessions if x["ended_at"] is not None),
                 sessions_total=len(planned),

@@ -15,11 +15,14 @@ across web workers. Hidden tests, references and ground truth are never rendered
 
 from __future__ import annotations
 
+import base64
 import functools
 import hashlib
 import hmac
 import json
+import logging
 import math
+import os
 import re
 import secrets
 import threading
@@ -28,14 +31,13 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Mutable
 from contextlib import asynccontextmanager
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, NoReturn, ParamSpec, TypeVar
 from urllib.parse import urlencode
 
 import anyio
 import anyio.to_thread
 from markdown_it import MarkdownIt
 from starlette.applications import Starlette
-from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import FormData
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -51,6 +53,8 @@ from vcost.harness._admin import (
     admin_page,
     admin_status,
 )
+from vcost.harness._events import BatchRequest, BatchStored, NotLoggedInError
+from vcost.harness._ingest import EventWriter
 from vcost.harness._labelling import labelling_routes
 from vcost.harness._records import SERVER_PREFIX
 from vcost.harness._runs import (
@@ -106,6 +110,10 @@ _PAGES = {
 DB_THREADS = 10
 """Worker threads for store calls per web worker (below the engine's pool of 5 + 10)."""
 
+SANDBOX_WORKERS = max(1, (os.cpu_count() or 2) // 2)
+"""Sandbox runs at once per web worker (Runs beyond it wait their turn, never fail)."""
+
+_log = logging.getLogger("vcost.harness")
 _markdown = MarkdownIt("commonmark", {"html": False}).enable("table")
 
 
@@ -150,6 +158,68 @@ class BodyLimit:
 
 
 # --------------------------------------------------------------------------------------------
+# Security headers and Secure cookies (pure ASGI: every response, every route)
+
+
+def content_security_policy(templates: Path) -> str:
+    """The pages' CSP: scripts and styles from this site only; the templates' few inline event
+    handlers (``onclick="..."``) allowed by their hashes, nothing else inline; no framing."""
+    handlers: set[str] = set()
+    for page in sorted(templates.glob("*.html")):
+        handlers.update(re.findall(r'\son[a-z]+="([^"{}]*)"', page.read_text(encoding="utf-8")))
+    hashes = " ".join(
+        f"'sha256-{base64.b64encode(hashlib.sha256(h.encode()).digest()).decode()}'"
+        for h in sorted(handlers)
+    )
+    script = f"'self' 'unsafe-hashes' {hashes}" if hashes else "'self'"
+    return (
+        f"default-src 'self'; script-src {script}; style-src 'self' 'unsafe-inline'; "
+        "img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; "
+        "frame-ancestors 'none'"
+    )
+
+
+class SecurityHeaders:
+    """Add CSP, X-Frame-Options, nosniff and a referrer policy to every response; mark every
+    cookie ``Secure`` when the public base URL (or the request) is https."""
+
+    def __init__(self, app: Callable[..., Awaitable[None]], csp: str, *, secure: bool) -> None:
+        self.app = app
+        self.secure = secure
+        self.headers = [
+            (b"content-security-policy", csp.encode()),
+            (b"x-frame-options", b"DENY"),
+            (b"x-content-type-options", b"nosniff"),
+            (b"referrer-policy", b"same-origin"),
+        ]
+
+    async def __call__(
+        self,
+        scope: MutableMapping[str, Any],
+        receive: Callable[[], Awaitable[MutableMapping[str, Any]]],
+        send: Callable[[MutableMapping[str, Any]], Awaitable[None]],
+    ) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        secure = self.secure or scope.get("scheme") == "https"
+
+        async def with_headers(message: MutableMapping[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                headers = []
+                for name, value in message.get("headers", []):
+                    if secure and name == b"set-cookie" and b"secure" not in value.lower():
+                        value = value + b"; Secure"
+                    headers.append((name, value))
+                have = {name for name, _ in headers}
+                headers += [(n, v) for n, v in self.headers if n not in have]
+                message["headers"] = headers
+            await send(message)
+
+        await self.app(scope, receive, with_headers)
+
+
+# --------------------------------------------------------------------------------------------
 # Helpers
 
 
@@ -184,6 +254,8 @@ class _Ctx:
         self.stop = threading.Event()
         self.db_threads = DB_THREADS
         self._limiter: anyio.CapacityLimiter | None = None
+        self._sandbox_limiter: anyio.CapacityLimiter | None = None
+        self.writer = EventWriter(harness)
 
     @property
     def limiter(self) -> anyio.CapacityLimiter:
@@ -191,6 +263,14 @@ class _Ctx:
         if self._limiter is None:
             self._limiter = anyio.CapacityLimiter(self.db_threads)
         return self._limiter
+
+    @property
+    def sandbox_limiter(self) -> anyio.CapacityLimiter:
+        """Threads for sandbox work (Run, grading, screening): a bounded pool, so Runs queue
+        instead of crowding the CPU the event loop needs (made on first use, in the loop)."""
+        if self._sandbox_limiter is None:
+            self._sandbox_limiter = anyio.CapacityLimiter(SANDBOX_WORKERS)
+        return self._sandbox_limiter
 
     @property
     def sandbox(self) -> Sandbox:
@@ -211,6 +291,13 @@ async def _db(ctx: _Ctx, fn: Callable[_P, _R], *args: _P.args, **kwargs: _P.kwar
     )
 
 
+async def _sandboxed(ctx: _Ctx, fn: Callable[_P, _R], *args: _P.args, **kwargs: _P.kwargs) -> _R:
+    """Run sandbox work in a worker thread of the bounded sandbox pool (off the event loop)."""
+    return await anyio.to_thread.run_sync(
+        functools.partial(fn, *args, **kwargs), limiter=ctx.sandbox_limiter
+    )
+
+
 def _ctx(request: Request) -> _Ctx:
     ctx: _Ctx = request.app.state.ctx
     return ctx
@@ -220,14 +307,18 @@ def _login(request: Request) -> tuple[Participant, str]:
     token = request.cookies.get(COOKIE, "")
     p = _ctx(request).harness.participant(token) if token else None
     if p is None:
-        if _ctx(request).harness.material.settings.crowd_entry:
-            raise HTTPException(
-                401,
-                "You are not logged in: open the study again from the link you were given "
-                "(on your crowd platform, e.g. Prolific, or in your invitation).",
-            )
-        raise HTTPException(401, "You are not logged in: open your invitation link again.")
+        _not_logged_in(request)
     return p, token
+
+
+def _not_logged_in(request: Request) -> NoReturn:
+    if _ctx(request).harness.material.settings.crowd_entry:
+        raise HTTPException(
+            401,
+            "You are not logged in: open the study again from the link you were given "
+            "(on your crowd platform, e.g. Prolific, or in your invitation).",
+        )
+    raise HTTPException(401, "You are not logged in: open your invitation link again.")
 
 
 def _check_csrf(request: Request, token: str, value: Any) -> None:
@@ -271,7 +362,7 @@ def _text(value: Any, limit: int, name: str) -> str:
         raise HTTPException(400, f"{name} must be text")
     if len(value) > limit:
         raise HTTPException(413, f"{name} is longer than {limit} characters")
-    return value
+    return value.replace("\r\n", "\n")  # a form's textarea arrives with CRLF: store LF
 
 
 def _go(step_page: str) -> RedirectResponse:
@@ -386,7 +477,7 @@ async def screening(request: Request) -> Response:
         if window.late:  # past the declared limit (_screening_limit): scored 0, not run
             score, passed, total = 0.0, 0, len(task.tests)
         else:
-            score, passed, total = await run_in_threadpool(screening_score, ctx.sandbox, task, code)
+            score, passed, total = await _sandboxed(ctx, screening_score, ctx.sandbox, task, code)
         detail = {"passed_tests": passed, "total": total, "code": code, **window.record}
         ok = ctx.harness.screened(p, score, detail)
         if not ok:
@@ -538,7 +629,7 @@ async def submit(request: Request) -> Response:
     passed = None
     if item.ended_at is None and not p.test and item.session_index != 0:
         task = ctx.harness.material.task(item.task_id)
-        passed = await run_in_threadpool(grade_submission, ctx.sandbox, task, code)
+        passed = await _sandboxed(ctx, grade_submission, ctx.sandbox, task, code)
     await _db(
         ctx,
         ctx.harness.end_item,
@@ -618,7 +709,7 @@ async def api_run(request: Request) -> Response:
         screening_task = ctx.harness.material.screening_task
         if p.stage != "screening" or screening_task is None:
             raise HTTPException(409, "not in screening")
-        result = await run_in_threadpool(run_code, ctx.sandbox, screening_task, code, tests)
+        result = await _sandboxed(ctx, run_code, ctx.sandbox, screening_task, code, tests)
         await _db(
             ctx, ctx.harness.record_run, p, None, {"screening": True}, run_id=secrets.token_hex(6)
         )
@@ -634,14 +725,14 @@ async def api_run(request: Request) -> Response:
     if item.block == "do":
         await _db(ctx, ctx.harness.save_draft, p, item.item_id, code, tests)
         if isinstance(task, CodeTask):
-            result = await run_in_threadpool(run_code, ctx.sandbox, task, code, tests)
+            result = await _sandboxed(ctx, run_code, ctx.sandbox, task, code, tests)
         else:
-            result = await run_in_threadpool(run_data, ctx.sandbox, task, code)
+            result = await _sandboxed(ctx, run_data, ctx.sandbox, task, code)
     else:
         assert item.answer_id is not None
         await _db(ctx, ctx.harness.save_draft, p, item.item_id, None, tests)
         answer = ctx.harness.material.answer(item.answer_id)
-        result = await run_in_threadpool(run_answer, ctx.sandbox, task, answer, tests, own=tests)
+        result = await _sandboxed(ctx, run_answer, ctx.sandbox, task, answer, tests, own=tests)
     examples = result.get("examples") or []
     await _db(
         ctx,
@@ -724,29 +815,31 @@ def _events(raw: Any) -> list[ClientEvent]:
 async def api_events(request: Request) -> Response:
     """A batch of activity events; acknowledged only once committed.
 
-    The login lookup and the batch's transaction run in one worker thread (``_db``), so the
-    event loop never waits on the store."""
+    The event loop parses and checks the batch (CSRF, ids, counts: no store call); the
+    process's event writer stores it together with every other batch queued meanwhile, in one
+    transaction (group commit, :mod:`vcost.harness._ingest`), and this answers after that
+    commit."""
     ctx = _ctx(request)
     token = request.cookies.get(COOKIE, "")
-    raw = await request.body()
-
-    def store_batch() -> dict[str, Any]:
-        p, _ = _login(request)
-        body = _parse_json(request, token, raw)
-        batch_id = body.get("batch")
-        if not isinstance(batch_id, str) or not _ID.match(batch_id):
-            raise HTTPException(400, "bad batch id")
-        item_id = body.get("item_id")
-        if item_id is not None:
-            item_id = _text(item_id, 200, "item_id")
-        events = _events(body.get("events"))
-        try:
-            added, seen = ctx.harness.add_events(p, batch_id, item_id, events)
-        except HarnessAccessError:
-            raise HTTPException(404, "No such task.") from None
-        return {"ok": True, "batch": batch_id, "added": added, "duplicate": seen}
-
-    return JSONResponse(await _db(ctx, store_batch))
+    if not token or len(token) > 200:
+        _not_logged_in(request)
+    body = _parse_json(request, token, await request.body())
+    batch_id = body.get("batch")
+    if not isinstance(batch_id, str) or not _ID.match(batch_id):
+        raise HTTPException(400, "bad batch id")
+    item_id = body.get("item_id")
+    if item_id is not None:
+        item_id = _text(item_id, 200, "item_id")
+    events = _events(body.get("events"))
+    outcome = await ctx.writer.store(BatchRequest(hash_token(token), batch_id, item_id, events))
+    if isinstance(outcome, NotLoggedInError):
+        _not_logged_in(request)
+    if isinstance(outcome, HarnessAccessError):
+        raise HTTPException(404, "No such task.")
+    assert isinstance(outcome, BatchStored)
+    return JSONResponse(
+        {"ok": True, "batch": batch_id, "added": outcome.added, "duplicate": outcome.duplicate}
+    )
 
 
 def api_state(request: Request) -> Response:
@@ -892,9 +985,11 @@ async def _http_error(request: Request, exc: Exception) -> Response:
 
 
 def _sweeper(ctx: _Ctx, every: float) -> None:
-    """End items whose deadline passed, on the server (the check ends even if the page is gone)."""
+    """End items whose deadline passed, on the server (the check ends even if the page is gone),
+    and write the heartbeat that tells a restarted server how long it was down."""
     while not ctx.stop.wait(every):
         try:
+            ctx.harness.heartbeat()
             expire_due(ctx)
         except Exception:
             time.sleep(every)
@@ -922,16 +1017,23 @@ def create_app(
     sandbox: Sandbox | None = None,
     sweep_seconds: float | None = 1.0,
     admin_token: str | None = None,
+    base_url: str | None = None,
 ) -> Starlette:
     """The harness's ASGI app. ``sweep_seconds=None`` turns the deadline sweep off
     (deadlines still hold: every request checks them); without ``admin_token`` the
-    researcher side (``/admin``) refuses everyone."""
+    researcher side (``/admin``) refuses everyone; an https ``base_url`` (the public address,
+    e.g. behind a TLS proxy) makes every cookie ``Secure``."""
     ctx = _Ctx(harness, sandbox, admin_token)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         thread = None
         if sweep_seconds:
+            # before the first request: stop the open items' clocks for the time it was down
+            try:
+                await anyio.to_thread.run_sync(ctx.harness.recover_outage)
+            except Exception:
+                _log.exception("recovering the time the server was down failed")
             thread = threading.Thread(
                 target=_sweeper, args=(ctx, sweep_seconds), name="vcost-sweep", daemon=True
             )
@@ -942,6 +1044,7 @@ def create_app(
             ctx.stop.set()
             if thread is not None:
                 thread.join(timeout=5)
+            ctx.writer.stop()
 
     routes = [
         Route("/", home),
@@ -982,6 +1085,11 @@ def create_app(
     app.state.ctx = ctx
     limit = harness.material.settings.max_body_kb * 1024
     app.add_middleware(BodyLimit, limit=limit)
+    app.add_middleware(
+        SecurityHeaders,
+        csp=content_security_policy(HERE / "templates"),
+        secure=(base_url or "").lower().startswith("https://"),
+    )
     app.state.expire_due = lambda: expire_due(ctx)
     return app
 

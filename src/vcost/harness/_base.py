@@ -79,6 +79,47 @@ class HarnessBase:
             )
         return len(fresh)
 
+    @staticmethod
+    def _stored_keys(conn: Connection, table: sa.Table, key: str, ids: Sequence[str]) -> set[str]:
+        """Which of ``ids`` are stored in ``table.key`` (plain driver SQL: the hot path)."""
+        mark = "?" if conn.dialect.paramstyle == "qmark" else "%s"
+        have: set[str] = set()
+        for start in range(0, len(ids), 500):
+            chunk = list(ids[start : start + 500])
+            sql = (
+                f"SELECT {key} FROM {table.name} WHERE {key} IN ({', '.join([mark] * len(chunk))})"
+            )
+            have.update(str(r[0]) for r in conn.exec_driver_sql(sql, tuple(chunk)))
+        return have
+
+    @staticmethod
+    def _insert_rows(
+        conn: Connection, table: sa.Table, key: str, rows: Sequence[Mapping[str, Any]]
+    ) -> None:
+        """Insert ``rows`` (ON CONFLICT DO NOTHING) with one driver ``executemany``, each value
+        converted by its column type's own bind processor, so what is stored is exactly what
+        ``_insert_new`` would store, without SQLAlchemy's per-statement compile (hot path)."""
+        if not rows:
+            return
+        columns = list(rows[0])
+        dialect = conn.dialect
+        processors = [
+            table.c[c].type.dialect_impl(dialect).bind_processor(dialect) for c in columns
+        ]
+        mark = "?" if dialect.paramstyle == "qmark" else "%s"
+        sql = (
+            f"INSERT INTO {table.name} ({', '.join(columns)}) "
+            f"VALUES ({', '.join([mark] * len(columns))}) ON CONFLICT ({key}) DO NOTHING"
+        )
+        params = [
+            tuple(
+                value if proc is None or value is None else proc(value)
+                for value, proc in zip((r[c] for c in columns), processors, strict=True)
+            )
+            for r in rows
+        ]
+        conn.exec_driver_sql(sql, params)
+
     # -- settings ----------------------------------------------------------------------------
 
     def secret(self) -> bytes:

@@ -115,11 +115,14 @@ class HarnessEnding(HarnessEvents):
         )
         if not result.rowcount:
             return False
+        outage_ms = self._outage_ms(conn, item.item_id)
         if write_episode:
+            # the time the server was down is not charged (docs/harness.md "Server downtime")
+            used = (ended_at - item.started_at).total_seconds() / 60.0 - outage_ms / 60_000
             effort = (
                 item.budget_minutes
                 if termination == "budget_exhausted"
-                else min(item.budget_minutes, (ended_at - item.started_at).total_seconds() / 60.0)
+                else min(item.budget_minutes, max(0.0, used))
             )
             self._ensure_rows(conn, p, item)
             conn.execute(
@@ -144,6 +147,8 @@ class HarnessEnding(HarnessEvents):
                 )
             )
         payload: dict[str, Any] = {"termination": termination}
+        if outage_ms:
+            payload["outage_ms"] = outage_ms
         if verdict is not None:
             payload["verdict"] = verdict
             payload["confidence"] = confidence
@@ -189,3 +194,11 @@ class HarnessEnding(HarnessEvents):
                 )
                 out.append((p, Item.of(r)))
         return out
+
+    def _outage_ms(self, conn: Connection, item_id: str) -> int:
+        """The time an item's clock was stopped by outages (its ``outage`` events)."""
+        t = s.harness_events
+        rows = conn.execute(
+            sa.select(t.c.payload).where(t.c.item_id == item_id, t.c.kind == "outage")
+        ).scalars()
+        return sum(int((payload or {}).get("paused_ms", 0)) for payload in rows)

@@ -7,6 +7,7 @@ stored once.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -23,6 +24,63 @@ from vcost.harness._records import (
     Participant,
 )
 from vcost.store import _schema as s
+
+
+def _event_row(
+    p: Participant,
+    item_id: str | None,
+    item: Item | None,
+    batch_id: str,
+    e: ClientEvent,
+    now: datetime,
+) -> dict[str, Any]:
+    """The ``harness_events`` row of a client event: the server's clock bounds its time (never
+    before the item's start, never after the batch arrived nor after the item ended)."""
+    offset = e.offset_ms
+    if item is not None:
+        ceiling = item.elapsed_ms(item.ended_at if item.ended_at else now)
+        ceiling = min(ceiling, item.elapsed_ms(now))
+        shown = 0 if offset is None else max(0, min(int(offset), ceiling))
+        at = item.started_at + timedelta(milliseconds=shown)
+    else:
+        at = now
+    return {
+        "event_id": f"{item_id or p.participant_id}/{e.client_id}",
+        "participant_id": p.participant_id,
+        "item_id": item_id,
+        "batch_id": batch_id,
+        "at": at,
+        "offset_ms": offset,
+        "kind": e.kind,
+        "payload": dict(e.payload),
+        "created_at": now,
+    }
+
+
+@dataclass(frozen=True)
+class BatchRequest:
+    """One request's event batch, for :meth:`HarnessEvents.add_batches` (the login token only
+    as its hash: the group looks every login up at once)."""
+
+    token_hash: str
+    batch_id: str
+    item_id: str | None
+    events: Sequence[ClientEvent]
+
+
+@dataclass(frozen=True)
+class BatchStored:
+    """What a batch got: ``added`` events new to the store; ``duplicate`` if seen before."""
+
+    added: int
+    duplicate: bool
+
+
+class NotLoggedInError(Exception):
+    """No participant holds the batch's login token."""
+
+
+BatchOutcome = BatchStored | NotLoggedInError | HarnessAccessError
 
 
 class HarnessEvents(HarnessBase):
@@ -139,31 +197,7 @@ class HarnessEvents(HarnessBase):
                 item = self._item(conn, item_id, lock=True)
                 if item is None or item.participant_id != p.participant_id:
                     raise HarnessAccessError(item_id)
-            rows = []
-            for e in events:
-                offset = e.offset_ms
-                if item is not None:
-                    # the server's clock bounds every time: never before the start, never after
-                    # the moment the batch arrived (nor after the item ended)
-                    ceiling = item.elapsed_ms(item.ended_at if item.ended_at else now)
-                    ceiling = min(ceiling, item.elapsed_ms(now))
-                    shown = 0 if offset is None else max(0, min(int(offset), ceiling))
-                    at = item.started_at + timedelta(milliseconds=shown)
-                else:
-                    at = now
-                rows.append(
-                    {
-                        "event_id": f"{item_id or p.participant_id}/{e.client_id}",
-                        "participant_id": p.participant_id,
-                        "item_id": item_id,
-                        "batch_id": batch_id,
-                        "at": at,
-                        "offset_ms": offset,
-                        "kind": e.kind,
-                        "payload": dict(e.payload),
-                        "created_at": now,
-                    }
-                )
+            rows = [_event_row(p, item_id, item, batch_id, e, now) for e in events]
             added = self._insert_new(conn, s.harness_events, "event_id", rows)
             self._insert_new(
                 conn,
@@ -181,6 +215,92 @@ class HarnessEvents(HarnessBase):
             if item is not None and item.episode_id is not None:
                 self._copy_events(conn, item)
         return added, False
+
+    def add_batches(self, requests: Sequence[BatchRequest]) -> list[BatchOutcome]:
+        """Store many requests' batches in **one** transaction (group commit), each as
+        :meth:`add_events` would: once, in order; an unknown login or someone else's item is
+        that request's outcome alone. Acknowledge a request only after this returns (the
+        transaction has committed); if it raises, nothing of the group was stored."""
+        for r in requests:
+            for e in r.events:
+                if e.client_id.startswith(SERVER_PREFIX):
+                    raise InputError(f"client event id {e.client_id!r} is the server's")
+        now = self.clock()
+        pt, it, bt, et = (
+            s.harness_participants,
+            s.harness_items,
+            s.harness_batches,
+            s.harness_events,
+        )
+        outcomes: list[BatchOutcome] = []
+        with self._write() as conn:
+            hashes = sorted({r.token_hash for r in requests})
+            people = {
+                row["token_hash"]: Participant.of(row)
+                for row in conn.execute(sa.select(pt).where(pt.c.token_hash.in_(hashes)))
+                .mappings()
+                .all()
+            }
+            item_ids = sorted({r.item_id for r in requests if r.item_id is not None})
+            query = sa.select(it).where(it.c.item_id.in_(item_ids)).order_by(it.c.item_id)
+            if conn.dialect.name == "postgresql":  # as add_events: ordered against end_item
+                query = query.with_for_update()
+            items = {row["item_id"]: Item.of(row) for row in conn.execute(query).mappings()}
+            keys = sorted(
+                {f"{people[r.token_hash].participant_id}/{r.batch_id}"
+                 for r in requests if r.token_hash in people}
+            )  # fmt: skip
+            seen = set(
+                conn.execute(sa.select(bt.c.batch_id).where(bt.c.batch_id.in_(keys))).scalars()
+            )
+            event_rows: list[dict[str, Any]] = []
+            batch_rows: list[dict[str, Any]] = []
+            to_copy: dict[str, Item] = {}
+            for r in requests:
+                p = people.get(r.token_hash)
+                if p is None:
+                    outcomes.append(NotLoggedInError())
+                    continue
+                key = f"{p.participant_id}/{r.batch_id}"
+                if key in seen:
+                    outcomes.append(BatchStored(0, duplicate=True))
+                    continue
+                item = items.get(r.item_id) if r.item_id is not None else None
+                if r.item_id is not None and (
+                    item is None or item.participant_id != p.participant_id
+                ):
+                    outcomes.append(HarnessAccessError(r.item_id))
+                    continue
+                seen.add(key)
+                rows = [_event_row(p, r.item_id, item, r.batch_id, e, now) for e in r.events]
+                event_rows += rows
+                batch_rows.append(
+                    {"batch_id": key, "participant_id": p.participant_id,
+                     "events": len(r.events), "created_at": now}
+                )  # fmt: skip
+                outcomes.append(BatchStored(len(rows), duplicate=False))
+                if item is not None and item.episode_id is not None:
+                    to_copy[item.item_id] = item
+            # events already stored (resent after a lost acknowledgement) are not new
+            ids = sorted({row["event_id"] for row in event_rows})
+            have = self._stored_keys(conn, et, "event_id", ids)
+            fresh: dict[str, dict[str, Any]] = {}
+            position = 0
+            for n, stored in enumerate(outcomes):
+                if not isinstance(stored, BatchStored) or stored.duplicate:
+                    continue
+                added = 0
+                for row in event_rows[position : position + stored.added]:
+                    if row["event_id"] not in have and row["event_id"] not in fresh:
+                        fresh[row["event_id"]] = row
+                        added += 1
+                position += stored.added
+                outcomes[n] = BatchStored(added, duplicate=False)
+            self._insert_rows(conn, et, "event_id", list(fresh.values()))
+            self._insert_rows(conn, bt, "batch_id", batch_rows)
+            for item in to_copy.values():
+                self._copy_events(conn, item)
+        return outcomes
 
     def _copy_events(self, conn: Connection, item: Item) -> int:
         t = s.harness_events

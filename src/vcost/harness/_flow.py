@@ -9,7 +9,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from vcost.allocation import Assignment
-from vcost.harness._ending import HarnessEnding
+from vcost.harness._outage import HarnessOutage
 from vcost.harness._records import (
     PRACTICE,
     Item,
@@ -20,7 +20,7 @@ from vcost.harness._records import (
 from vcost.store import _schema as s
 
 
-class HarnessFlow(HarnessEnding):
+class HarnessFlow(HarnessOutage):
     """Where a participant is and what opens next."""
 
     def start_session(self, p: Participant) -> None:

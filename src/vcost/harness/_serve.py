@@ -18,6 +18,7 @@ from vcost.store import Store
 __all__ = [
     "ADMIN_ENV",
     "ADMIN_FILE",
+    "BASE_URL_ENV",
     "STUDY_ENV",
     "admin_token",
     "app_from_env",
@@ -28,6 +29,9 @@ __all__ = [
 
 STUDY_ENV = "VCOST_HARNESS_STUDY"
 """The study folder a worker started by uvicorn (``--workers``) serves."""
+
+BASE_URL_ENV = "VCOST_BASE_URL"
+"""The public address `vcost serve --base-url` passes to its workers (https: Secure cookies)."""
 
 ADMIN_ENV = "VCOST_ADMIN_TOKEN"
 ADMIN_FILE = "admin-token"
@@ -104,4 +108,8 @@ def app_from_env() -> Starlette:
     raise_open_files_limit()
     folder = Path(os.environ[STUDY_ENV])
     harness = open_study(folder, default_url(folder))
-    return create_app(harness, admin_token=admin_token(folder, harness.material))
+    return create_app(
+        harness,
+        admin_token=admin_token(folder, harness.material),
+        base_url=os.environ.get(BASE_URL_ENV),
+    )

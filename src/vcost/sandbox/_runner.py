@@ -271,6 +271,11 @@ def _enter_child(keep: list[int], out_fd: int | None, seconds: float, lim: dict[
     os.dup2(devnull, 2)
     for i, fd in enumerate(high):
         os.dup2(fd, 3 + i)
+    if out_fd is not None:
+        # each printed line reaches the pipe at once, so a run killed at its time limit keeps
+        # the output it printed before (a block buffer would die with the process)
+        with contextlib.suppress(BaseException):
+            sys.stdout.reconfigure(line_buffering=True, write_through=True)  # type: ignore[union-attr]
     os.closerange(3 + len(keep), max(_NOFILE, resource.getrlimit(resource.RLIMIT_NOFILE)[0]))
     signal.signal(signal.SIGINT, signal.default_int_handler)
     mb = 1024 * 1024
