@@ -19,6 +19,8 @@
   // Each editor is named by its <label for=...> (the visible label's text) and described by
   // the keyboard hint (#editor-hint: Tab indents; Esc then Tab moves focus on).
   var editors = {};
+  // a server with a nonce-based CSP names its nonce here, for the editor's <style> elements
+  var nonce = (document.querySelector('meta[name="csp-nonce"]') || {}).content || null;
   document.querySelectorAll("textarea[data-editor]").forEach(function (area) {
     if (!window.VcostEditor) return;
     var holder = document.createElement("div");
@@ -32,7 +34,7 @@
       area.value = u.state.doc.toString();
       dirty = true;
     }, false, { label: label ? label.textContent.replace(/\s+/g, " ").trim() : area.name,
-                describedBy: hint ? hint.id : null });
+                describedBy: hint ? hint.id : null, nonce: nonce });
     editors[area.dataset.editor] = view;
     // Esc always arms CodeMirror's escape (the next Tab moves focus on), even when the Esc
     // also closes a completion list, so the hint's "Esc, then Tab" holds every time.
@@ -51,13 +53,19 @@
   // open, and grades a capped do item on the last draft it kept.
   var isTask = !!(bar && form && (form.getAttribute("action") || "").indexOf("/task/") === 0);
   var lastSave = 0;
+  function sendBeacon(url, body) {  // false when the browser refuses: the caller fetches
+    try {
+      return !!(navigator.sendBeacon &&
+        navigator.sendBeacon(url, new Blob([body], { type: "application/json" })));
+    } catch (e) { return false; }
+  }
+  if (isTask) form.addEventListener("submit", function () { dirty = false; });  // it carries the code
   function saveDraft(useBeacon) {
     if (!isTask || !dirty) return null;
     dirty = false;
     lastSave = performance.now();
     var body = JSON.stringify({ csrf: csrf, item_id: itemId, code: value("code"), tests: value("tests") });
-    if (useBeacon && navigator.sendBeacon &&
-        navigator.sendBeacon("/api/save", new Blob([body], { type: "application/json" }))) return null;
+    if (useBeacon && sendBeacon("/api/save", body)) return null;
     return fetch("/api/save", { method: "POST", body: body, keepalive: body.length < 60000,
       headers: { "Content-Type": "application/json" }, credentials: "same-origin" })
       .then(function (r) { if (r.status >= 500) dirty = true; })
@@ -119,8 +127,7 @@
     makeBatch();
     pending().forEach(function (batch) {
       var body = JSON.stringify(Object.assign({ csrf: csrf }, batch));
-      if (!(navigator.sendBeacon && navigator.sendBeacon("/api/events",
-            new Blob([body], { type: "application/json" })))) { send(batch); }
+      if (!sendBeacon("/api/events", body)) send(batch);
     });
   }
   if (bar) {
@@ -260,8 +267,7 @@
   document.addEventListener("click", function (e) {
     var el = e.target.closest ? e.target.closest("[data-confirm]") : null;
     if (!el) return;
-    if (!window.confirm(el.getAttribute("data-confirm"))) { e.preventDefault(); return; }
-    if (el.form === form) dirty = false;  // the form carries the code: no draft after it
+    if (!window.confirm(el.getAttribute("data-confirm"))) e.preventDefault();
   });
   window.vcostHarness = { flush: flush, pending: pending, offset: offset, set: set, save: saveDraft };
 })();
