@@ -5,6 +5,11 @@
   "use strict";
   var csrf = (document.querySelector('meta[name="csrf"]') || {}).content || "";
   var t0 = performance.now();
+  // The server's numbers (time left, time used) were true when its response began to arrive,
+  // not when this script runs after the editor bundle loads (seconds on a slow phone): count
+  // from the navigation's responseStart, on the same monotonic clock as performance.now().
+  var nav = performance.getEntriesByType ? performance.getEntriesByType("navigation")[0] : null;
+  var since = nav && nav.responseStart > 0 && nav.responseStart <= t0 ? nav.responseStart : t0;
   var bar = document.getElementById("taskbar");
   var form = document.getElementById("main-form");
   var itemId = bar ? bar.dataset.item : (form ? form.dataset.item : null);
@@ -13,7 +18,7 @@
   var remainingAtLoad = timed ? Number(timed.dataset.remainingMs) : 0;
   var loadId = Math.random().toString(36).slice(2, 10) + Date.now().toString(36);
   var counter = 0;
-  function offset() { return Math.round(elapsedAtLoad + (performance.now() - t0)); }
+  function offset() { return Math.round(elapsedAtLoad + (performance.now() - since)); }
 
   // ---- editors (CodeMirror 6, vendored) -----------------------------------------------
   // Each editor is named by its <label for=...> (the visible label's text) and described by
@@ -158,7 +163,7 @@
   var nextMark = 0;
   var finishing = false;
   var FINAL_MS = 10000;  // in the last 10 s the draft is saved at most every 0.5 s while typing
-  function remaining() { return remainingAtLoad - (performance.now() - t0); }
+  function remaining() { return remainingAtLoad - (performance.now() - since); }
   function finish() {
     if (finishing) return;
     finishing = true;
@@ -202,7 +207,7 @@
         .then(function (s) {
           if (s.ended) { finish(); return; }
           if (typeof s.remaining_ms === "number") {
-            remainingAtLoad = s.remaining_ms + (performance.now() - t0);
+            remainingAtLoad = s.remaining_ms + (performance.now() - since);
           }
         }).catch(function () {});
     }, 15000);
@@ -269,5 +274,6 @@
     if (!el) return;
     if (!window.confirm(el.getAttribute("data-confirm"))) e.preventDefault();
   });
-  window.vcostHarness = { flush: flush, pending: pending, offset: offset, set: set, save: saveDraft };
+  window.vcostHarness = { flush: flush, pending: pending, offset: offset, set: set, save: saveDraft,
+                          remaining: remaining };
 })();
