@@ -36,9 +36,9 @@ def _type(page: Any, text: str) -> None:
 
 @pytest.mark.parametrize("leave", ["navigate", "hide", "close"])
 def test_code_typed_just_before_the_page_goes_away_is_saved(
-    demo_study: Path, tmp_path: Path, start_server: Any, chromium: Any, leave: str
+    demo_study: Path, tmp_path: Path, store_url: str, start_server: Any, chromium: Any, leave: str
 ) -> None:
-    url = f"sqlite:///{tmp_path / 'vcost.db'}"
+    url = store_url
     token = invite(demo_study, url)
     server = start_server(demo_study, url)
     context, page, item = open_first_item(chromium, server.base, token)
@@ -70,10 +70,10 @@ def test_code_typed_just_before_the_page_goes_away_is_saved(
 
 
 def test_a_capped_do_item_is_graded_on_the_code_of_its_last_seconds(
-    demo_study: Path, tmp_path: Path, start_server: Any, chromium: Any
+    demo_study: Path, tmp_path: Path, store_url: str, start_server: Any, chromium: Any
 ) -> None:
     study = short_do(demo_study, tmp_path / "study", 0.15)  # 9 seconds
-    url = f"sqlite:///{tmp_path / 'vcost.db'}"
+    url = store_url
     token = invite(study, url)
     server = start_server(study, url)
     context, page, item = open_first_item(chromium, server.base, token)
