@@ -65,16 +65,19 @@
     } catch (e) { return false; }
   }
   if (isTask) form.addEventListener("submit", function () { dirty = false; });  // it carries the code
+  var inflight = null;  // one save at a time, so an older draft never lands after a newer one
   function saveDraft(useBeacon) {
-    if (!isTask || !dirty) return null;
+    if (!isTask || !dirty || (inflight && !useBeacon)) return inflight;
     dirty = false;
     lastSave = performance.now();
     var body = JSON.stringify({ csrf: csrf, item_id: itemId, code: value("code"), tests: value("tests") });
-    if (useBeacon && sendBeacon("/api/save", body)) return null;
-    return fetch("/api/save", { method: "POST", body: body, keepalive: body.length < 60000,
+    if (useBeacon && sendBeacon("/api/save", body)) return inflight;
+    inflight = fetch("/api/save", { method: "POST", body: body, keepalive: body.length < 60000,
       headers: { "Content-Type": "application/json" }, credentials: "same-origin" })
       .then(function (r) { if (r.status >= 500) dirty = true; })
-      .catch(function () { dirty = true; });
+      .catch(function () { dirty = true; })
+      .then(function () { inflight = null; });
+    return inflight;
   }
 
   // ---- activity log ---------------------------------------------------------------------
@@ -172,7 +175,8 @@
       HTMLFormElement.prototype.submit.call(form);  // (form.submit is the Submit button)
       return;
     }
-    var saved = saveDraft(false);
+    // the save in flight, then whatever was typed after it
+    var saved = Promise.resolve(saveDraft(false)).then(function () { return saveDraft(false); });
     flush();
     var tries = 0;
     function poll() {
@@ -181,7 +185,7 @@
         .then(function (s) { if (s.ended || tries++ > 20) { window.location.href = "/"; } else { setTimeout(poll, 1000); } })
         .catch(function () { setTimeout(poll, 2000); });
     }
-    Promise.resolve(saved).then(poll, poll);
+    saved.then(poll, poll);
   }
   function tick() {
     if (!countdown) return;
