@@ -98,16 +98,23 @@ def short_do(study: Path, target: Path, minutes: float) -> Path:
 
 
 def open_first_item(
-    chromium: Any, base: str, token: str, viewport: dict[str, int] | None = None
+    chromium: Any,
+    base: str,
+    token: str,
+    viewport: dict[str, int] | None = None,
+    prepare: Callable[[Any], None] | None = None,
 ) -> tuple[Any, Any, str]:
     """Consent, screening and practice over HTTP, then session 1's first item in Chromium:
-    (browser context, page, item id). The demo's session 1 is do-first."""
+    (browser context, page, item id). The demo's session 1 is do-first. ``prepare(page)``
+    runs before the item's page is opened."""
     client = Client(base)
     to_first_session(client, token)
     item = client.item_id(client.post("/session").body)
     context = chromium.new_context(viewport=viewport or {"width": 1280, "height": 800})
     context.add_cookies([{"name": c.name, "value": c.value or "", "url": base} for c in client.jar])
     page = context.new_page()
+    if prepare is not None:
+        prepare(page)
     page.on("dialog", lambda dialog: dialog.accept())
     page.on("pageerror", lambda error: print("PAGE ERROR", error))
     page.goto(f"{base}/task")

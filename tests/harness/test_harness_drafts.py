@@ -36,9 +36,9 @@ def _type(page: Any, text: str) -> None:
 
 @pytest.mark.parametrize("leave", ["navigate", "hide", "close"])
 def test_code_typed_just_before_the_page_goes_away_is_saved(
-    demo_study: Path, tmp_path: Path, start_server: Any, chromium: Any, leave: str
+    demo_study: Path, tmp_path: Path, store_url: str, start_server: Any, chromium: Any, leave: str
 ) -> None:
-    url = f"sqlite:///{tmp_path / 'vcost.db'}"
+    url = store_url
     token = invite(demo_study, url)
     server = start_server(demo_study, url)
     context, page, item = open_first_item(chromium, server.base, token)
@@ -70,10 +70,10 @@ def test_code_typed_just_before_the_page_goes_away_is_saved(
 
 
 def test_a_capped_do_item_is_graded_on_the_code_of_its_last_seconds(
-    demo_study: Path, tmp_path: Path, start_server: Any, chromium: Any
+    demo_study: Path, tmp_path: Path, store_url: str, start_server: Any, chromium: Any
 ) -> None:
     study = short_do(demo_study, tmp_path / "study", 0.15)  # 9 seconds
-    url = f"sqlite:///{tmp_path / 'vcost.db'}"
+    url = store_url
     token = invite(study, url)
     server = start_server(study, url)
     context, page, item = open_first_item(chromium, server.base, token)
@@ -96,3 +96,32 @@ def test_a_capped_do_item_is_graded_on_the_code_of_its_last_seconds(
     with Store.open(url) as store:
         (episode,) = [e for e in episodes(store) if e["episode_id"] == item]
     assert episode["termination"] == "budget_exhausted"
+
+
+def test_the_countdown_never_shows_more_time_than_the_server_has(
+    demo_study: Path, tmp_path: Path, start_server: Any, chromium: Any
+) -> None:
+    """The editor bundle arriving 2.5 s late (a slow phone) does not add 2.5 s to the
+    countdown: it counts from when the server's response arrived, not from script start."""
+    url = f"sqlite:///{tmp_path / 'vcost.db'}"
+    token = invite(demo_study, url)
+    server = start_server(demo_study, url)
+
+    def slow_bundle(page: Any) -> None:
+        def late(route: Any) -> None:
+            time.sleep(2.5)
+            route.continue_()
+
+        page.route("**/static/vendor/codemirror.js", late)
+
+    context, page, item = open_first_item(chromium, server.base, token, prepare=slow_bundle)
+    shown, server_left = page.evaluate(
+        """async (item) => {
+            const shown = window.vcostHarness.remaining();
+            const state = await (await fetch("/api/state?item_id=" + item)).json();
+            return [shown, state.remaining_ms];
+        }""",
+        item,
+    )
+    context.close()
+    assert shown - server_left < 1000, (shown, server_left)  # was about 2,500 ms too much

@@ -52,9 +52,9 @@ def _to_realism(client: Client, token: str) -> str:
 
 
 def test_each_rater_sees_one_version_per_spare_task_in_a_recorded_random_order(
-    spare_study: Path, tmp_path: Path, start_server: Any
+    spare_study: Path, tmp_path: Path, store_url: str, start_server: Any
 ) -> None:
-    url = f"sqlite:///{tmp_path / 'vcost.db'}"
+    url = store_url
     tokens = {p: invite(spare_study, url, participant=p) for p in PANEL}
     server = start_server(spare_study, url)
     harness = open_study(spare_study, url)

@@ -34,10 +34,10 @@ def _remaining(body: str) -> int:
 
 
 def test_the_limit_is_shown_kept_over_a_reload_and_a_late_submission_fails(
-    demo_study: Path, tmp_path: Path, start_server: Any
+    demo_study: Path, tmp_path: Path, store_url: str, start_server: Any
 ) -> None:
     study = copy_study(demo_study, tmp_path / "study", SETTINGS.format(minutes=0.05))  # 3 s
-    url = f"sqlite:///{tmp_path / 'vcost.db'}"
+    url = store_url
     token = invite(study, url)
     server = start_server(study, url)
     client = Client(server.base)

@@ -5,6 +5,11 @@
   "use strict";
   var csrf = (document.querySelector('meta[name="csrf"]') || {}).content || "";
   var t0 = performance.now();
+  // The server's numbers (time left, time used) were true when its response began to arrive,
+  // not when this script runs after the editor bundle loads (seconds on a slow phone): count
+  // from the navigation's responseStart, on the same monotonic clock as performance.now().
+  var nav = performance.getEntriesByType ? performance.getEntriesByType("navigation")[0] : null;
+  var since = nav && nav.responseStart > 0 && nav.responseStart <= t0 ? nav.responseStart : t0;
   var bar = document.getElementById("taskbar");
   var form = document.getElementById("main-form");
   var itemId = bar ? bar.dataset.item : (form ? form.dataset.item : null);
@@ -13,12 +18,14 @@
   var remainingAtLoad = timed ? Number(timed.dataset.remainingMs) : 0;
   var loadId = Math.random().toString(36).slice(2, 10) + Date.now().toString(36);
   var counter = 0;
-  function offset() { return Math.round(elapsedAtLoad + (performance.now() - t0)); }
+  function offset() { return Math.round(elapsedAtLoad + (performance.now() - since)); }
 
   // ---- editors (CodeMirror 6, vendored) -----------------------------------------------
   // Each editor is named by its <label for=...> (the visible label's text) and described by
   // the keyboard hint (#editor-hint: Tab indents; Esc then Tab moves focus on).
   var editors = {};
+  // a server with a nonce-based CSP names its nonce here, for the editor's <style> elements
+  var nonce = (document.querySelector('meta[name="csp-nonce"]') || {}).content || null;
   document.querySelectorAll("textarea[data-editor]").forEach(function (area) {
     if (!window.VcostEditor) return;
     var holder = document.createElement("div");
@@ -32,7 +39,7 @@
       area.value = u.state.doc.toString();
       dirty = true;
     }, false, { label: label ? label.textContent.replace(/\s+/g, " ").trim() : area.name,
-                describedBy: hint ? hint.id : null });
+                describedBy: hint ? hint.id : null, nonce: nonce });
     editors[area.dataset.editor] = view;
     // Esc always arms CodeMirror's escape (the next Tab moves focus on), even when the Esc
     // also closes a completion list, so the hint's "Esc, then Tab" holds every time.
@@ -51,17 +58,26 @@
   // open, and grades a capped do item on the last draft it kept.
   var isTask = !!(bar && form && (form.getAttribute("action") || "").indexOf("/task/") === 0);
   var lastSave = 0;
+  function sendBeacon(url, body) {  // false when the browser refuses: the caller fetches
+    try {
+      return !!(navigator.sendBeacon &&
+        navigator.sendBeacon(url, new Blob([body], { type: "application/json" })));
+    } catch (e) { return false; }
+  }
+  if (isTask) form.addEventListener("submit", function () { dirty = false; });  // it carries the code
+  var inflight = null;  // one save at a time, so an older draft never lands after a newer one
   function saveDraft(useBeacon) {
-    if (!isTask || !dirty) return null;
+    if (!isTask || !dirty || (inflight && !useBeacon)) return inflight;
     dirty = false;
     lastSave = performance.now();
     var body = JSON.stringify({ csrf: csrf, item_id: itemId, code: value("code"), tests: value("tests") });
-    if (useBeacon && navigator.sendBeacon &&
-        navigator.sendBeacon("/api/save", new Blob([body], { type: "application/json" }))) return null;
-    return fetch("/api/save", { method: "POST", body: body, keepalive: body.length < 60000,
+    if (useBeacon && sendBeacon("/api/save", body)) return inflight;
+    inflight = fetch("/api/save", { method: "POST", body: body, keepalive: body.length < 60000,
       headers: { "Content-Type": "application/json" }, credentials: "same-origin" })
       .then(function (r) { if (r.status >= 500) dirty = true; })
-      .catch(function () { dirty = true; });
+      .catch(function () { dirty = true; })
+      .then(function () { inflight = null; });
+    return inflight;
   }
 
   // ---- activity log ---------------------------------------------------------------------
@@ -119,8 +135,7 @@
     makeBatch();
     pending().forEach(function (batch) {
       var body = JSON.stringify(Object.assign({ csrf: csrf }, batch));
-      if (!(navigator.sendBeacon && navigator.sendBeacon("/api/events",
-            new Blob([body], { type: "application/json" })))) { send(batch); }
+      if (!sendBeacon("/api/events", body)) send(batch);
     });
   }
   if (bar) {
@@ -151,7 +166,7 @@
   var nextMark = 0;
   var finishing = false;
   var FINAL_MS = 10000;  // in the last 10 s the draft is saved at most every 0.5 s while typing
-  function remaining() { return remainingAtLoad - (performance.now() - t0); }
+  function remaining() { return remainingAtLoad - (performance.now() - since); }
   function finish() {
     if (finishing) return;
     finishing = true;
@@ -160,7 +175,8 @@
       HTMLFormElement.prototype.submit.call(form);  // (form.submit is the Submit button)
       return;
     }
-    var saved = saveDraft(false);
+    // the save in flight, then whatever was typed after it
+    var saved = Promise.resolve(saveDraft(false)).then(function () { return saveDraft(false); });
     flush();
     var tries = 0;
     function poll() {
@@ -169,7 +185,7 @@
         .then(function (s) { if (s.ended || tries++ > 20) { window.location.href = "/"; } else { setTimeout(poll, 1000); } })
         .catch(function () { setTimeout(poll, 2000); });
     }
-    Promise.resolve(saved).then(poll, poll);
+    saved.then(poll, poll);
   }
   function tick() {
     if (!countdown) return;
@@ -195,7 +211,7 @@
         .then(function (s) {
           if (s.ended) { finish(); return; }
           if (typeof s.remaining_ms === "number") {
-            remainingAtLoad = s.remaining_ms + (performance.now() - t0);
+            remainingAtLoad = s.remaining_ms + (performance.now() - since);
           }
         }).catch(function () {});
     }, 15000);
@@ -260,8 +276,8 @@
   document.addEventListener("click", function (e) {
     var el = e.target.closest ? e.target.closest("[data-confirm]") : null;
     if (!el) return;
-    if (!window.confirm(el.getAttribute("data-confirm"))) { e.preventDefault(); return; }
-    if (el.form === form) dirty = false;  // the form carries the code: no draft after it
+    if (!window.confirm(el.getAttribute("data-confirm"))) e.preventDefault();
   });
-  window.vcostHarness = { flush: flush, pending: pending, offset: offset, set: set, save: saveDraft };
+  window.vcostHarness = { flush: flush, pending: pending, offset: offset, set: set, save: saveDraft,
+                          remaining: remaining };
 })();

@@ -8,7 +8,8 @@ import { indentWithTab } from "@codemirror/commands";
 import { indentUnit } from "@codemirror/language";
 import { python } from "@codemirror/lang-python";
 
-// options: { label: accessible name, describedBy: id of the element with the keyboard hint }
+// options: { label: accessible name, describedBy: id of the element with the keyboard hint,
+//            nonce: the page's CSP nonce for the editor's <style> elements (style-src) }
 function create(parent, doc, onChange, readOnly, options) {
   const opts = options || {};
   const extensions = [basicSetup, keymap.of([indentWithTab]), python(), EditorView.lineWrapping,
@@ -17,6 +18,7 @@ function create(parent, doc, onChange, readOnly, options) {
   if (opts.label) attrs["aria-label"] = opts.label;
   if (opts.describedBy) attrs["aria-describedby"] = opts.describedBy;
   extensions.push(EditorView.contentAttributes.of(attrs));
+  if (opts.nonce) extensions.push(EditorView.cspNonce.of(opts.nonce));
   if (readOnly) extensions.push(EditorState.readOnly.of(true), EditorView.editable.of(false));
   if (onChange) extensions.push(EditorView.updateListener.of((u) => { if (u.docChanged) onChange(u); }));
   return new EditorView({ doc: doc || "", extensions, parent });
