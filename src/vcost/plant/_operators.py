@@ -264,8 +264,38 @@ def _conditions(src: SourceText) -> Iterator[ast.expr]:
             yield from node.ifs
 
 
+_INVERSE: dict[type[ast.cmpop], str] = {
+    ast.Lt: ">=",
+    ast.LtE: ">",
+    ast.Gt: "<=",
+    ast.GtE: "<",
+    ast.Eq: "!=",
+    ast.NotEq: "==",
+    ast.In: "not in",
+    ast.NotIn: "in",
+    ast.Is: "is not",
+    ast.IsNot: "is",
+}
+
+
+def _inverted_compare(src: SourceText, test: ast.expr) -> str | None:
+    """``a <= b`` as ``a > b`` (one comparison operator only), else None."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+        return None
+    left, right = src.segment(test.left), src.segment(test.comparators[0])
+    if src.is_parenthesised(test.left):
+        left = f"({left})"
+    if src.is_parenthesised(test.comparators[0]):
+        right = f"({right})"
+    return f"{left} {_INVERSE[type(test.ops[0])]} {right}"
+
+
 def negate(src: SourceText) -> Iterator[Edit]:
-    """Negate a condition of ``if``/``elif``/``while``/``x if c else y``/a comprehension filter."""
+    """Negate a condition of ``if``/``elif``/``while``/``x if c else y``/a comprehension filter.
+
+    A single comparison is negated by inverting its operator (``a <= b`` → ``a > b``); the
+    ``not (a <= b)`` a mechanical negation would give is an artifact no one writes.
+    """
     tests = sorted(_conditions(src), key=lambda n: (n.lineno, n.col_offset))
     for test in tests:
         line = _line(src, test)
@@ -280,8 +310,12 @@ def negate(src: SourceText) -> Iterator[Edit]:
                 line,
             )
             continue
-        body = text if precedence(test) > 12 or src.is_parenthesised(test) else f"({text})"
-        new = f"not {body}"
+        inverted = _inverted_compare(src, test)
+        if inverted is not None:  # `a <= b` -> `a > b`, as a person writes it (not `not (...)`)
+            new = inverted
+        else:
+            body = text if precedence(test) > 12 or src.is_parenthesised(test) else f"({text})"
+            new = f"not {body}"
         yield Edit(
             f"line {line}: condition `{text}` → `{new}`",
             src.replace_node(test, src.fit(test, new)),
