@@ -168,3 +168,27 @@ def test_a_timed_out_test_is_rerun_with_a_larger_limit_before_it_counts() -> Non
     assert [o.rerun for o in grade.outcomes] == [False, True, True]
     assert "again with 4x the limit" in str(grade.outcomes[2].detail)
     assert (grade.passed, grade.failed, grade.timeouts) == (2, 0, 1)
+
+
+def test_reference_time_limits_are_cached_by_content_hash(tmp_path: Path) -> None:
+    """The reference pass runs once per task content: the limits are kept under the task's
+    content hash, and a later run uses them (shown by planting absurd cached limits: the
+    reference itself then times out, even after its re-run). --no-cache runs the references."""
+    from vcost.grader import Answer, grade_answers
+    from vcost.tasks import load_bank
+
+    bank = copy_task(tmp_path, "e-electricity-bill")
+    [task] = load_bank(bank)
+    answer = [Answer("a1", task.id, (bank / task.id / "reference.py").read_text())]
+    cache = tmp_path / "cache"
+    with Sandbox(Isolation.BUBBLEWRAP) as box:
+        [first] = grade_answers([task], answer, sandbox=box, cache=cache)
+        assert first.ground_truth == "correct"
+        [cached] = list((cache / "reference-limits").iterdir())
+        cached.write_text(json.dumps([0.0001] * len(task.tests)))
+        [second] = grade_answers([task], answer, sandbox=box, cache=cache)
+        assert second.ground_truth == "incorrect"
+        assert second.timeouts > 0
+        assert second.reruns
+        [third] = grade_answers([task], answer, sandbox=box, cache=None)
+        assert third.ground_truth == "correct"
