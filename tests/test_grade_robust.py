@@ -192,3 +192,21 @@ def test_reference_time_limits_are_cached_by_content_hash(tmp_path: Path) -> Non
         assert second.reruns
         [third] = grade_answers([task], answer, sandbox=box, cache=None)
         assert third.ground_truth == "correct"
+
+
+def test_an_answer_that_fails_at_import_fails_every_test_at_once() -> None:
+    """A module whose top level raises answers every call with that error (the template
+    now ends each call with its end frame, so the runner no longer waits 0.25 s per test for
+    one: 26 tests took 10.4 s, now about 10 ms); nothing is a timeout."""
+    from vcost.tasks import CodeTask, load_bank
+
+    task = next(
+        t for t in load_bank(BUNDLED_BANK) if isinstance(t, CodeTask) and len(t.tests) >= 26
+    )
+    tests = [t.to_json() for t in task.tests]
+    with Sandbox(Isolation.BUBBLEWRAP) as box:
+        grade = grade_code("import no_such_module\n", task.entry_point, tests, sandbox=box)
+    assert grade.timeouts == 0
+    assert grade.passed == 0
+    assert all(o.status == "raised" for o in grade.outcomes)
+    assert all("No module named 'no_such_module'" in str(o.detail) for o in grade.outcomes)
