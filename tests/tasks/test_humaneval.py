@@ -352,6 +352,7 @@ def test_cli_imports_a_seeded_sample(tmp_path: Path) -> None:
     result = CliRunner().invoke(import_humaneval_cmd, [str(out), "--limit", "2", "--seed", "3"])
     assert result.exit_code == 0, result.output
     assert "imported 2 HumanEval problems" in result.output
+    assert "mutation score (killed / mutants of each canonical solution): median" in result.output
     assert len([p for p in out.iterdir() if p.is_dir()]) == 2
     refused = CliRunner().invoke(import_humaneval_cmd, [str(out), "--min-tests", "5"])
     assert refused.exit_code == 2
