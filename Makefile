@@ -36,11 +36,15 @@ bench: $(STAMP)  ## every benchmark in bench/, each against its named baseline
 	$(BIN)/python bench/bench_indicators.py
 	$(BIN)/python bench/bench_grading.py
 	$(BIN)/python bench/bench_import.py
+	$(BIN)/python bench/bench_grade_cli.py
 	$(BIN)/python bench/bench_plant.py
 	$(BIN)/python bench/bench_judge.py
 	$(BIN)/python bench/bench_audit.py
 	$(BIN)/python bench/bench_harness.py
 	$(BIN)/python bench/bench_analysis.py
+
+humaneval-bench: $(STAMP)  ## import all 164 HumanEval problems with the mutation pass; scores and variants caught (tens of minutes)
+	$(BIN)/python bench/bench_humaneval_import.py
 
 card-bank: $(STAMP)  ## grader card for the hidden tests on the whole bundled bank (minutes)
 	$(BIN)/python bench/bench_card.py

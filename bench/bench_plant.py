@@ -8,10 +8,11 @@
 2. The comparison, in the same run, on the same sample of code mutants (every k-th mutant of
    every code task), differential testing off so only classification is timed:
 
-   - vcost: ``classify`` — ONE sandbox start per mutant (all tests and both worked
-     examples in one ``sandbox.call``);
-   - baseline "one sandbox start per test": the same rules, but every test (and worked
-     example) graded in its own ``grade_code`` call, i.e. its own sandbox start.
+   - vcost: ``classify`` — each mutant graded as one answer in a warm bubblewrap sandbox (all
+     tests and both worked examples in one ``sandbox.call``: a process per call);
+   - baseline "plain unisolated fork per mutant": the same rules, but each mutant run in one
+     ``os.fork()`` of this process with no isolation, every test called in that process with
+     a timer (what a mutation-testing loop without a sandbox does).
 
    Both must give the same level for every mutant; the ratio of their rates is reported.
 
@@ -23,9 +24,11 @@ Appends a JSON line to bench/results/plant.jsonl.
 from __future__ import annotations
 
 import argparse
-import dataclasses
+import copy
 import json
+import os
 import platform
+import signal
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -35,7 +38,7 @@ from rich.console import Console
 
 from vcost import __version__
 from vcost.cli.plant_cmd import summary_tables
-from vcost.grading import CodeGrade, TestOutcome, grade_code
+from vcost.grading import CodeGrade, TestOutcome, grade_outcome
 from vcost.plant import (
     Mutant,
     TaskContext,
@@ -45,31 +48,95 @@ from vcost.plant import (
     prepare,
 )
 from vcost.plant._classify import _check_target, _target, code_level
-from vcost.sandbox import Sandbox
+from vcost.sandbox import CallResult, Sandbox
+from vcost.sandbox._runner import class_name
 from vcost.tasks import CodeTask, load_bank
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def per_test_baseline(ctx: TaskContext, mutant: Mutant, sandbox: Sandbox) -> str:
-    """The level by the same rules, with one sandbox start (one grade_code call) per test."""
+class _Alarm(BaseException):
+    """A test of the unisolated baseline ran out of time."""
+
+
+def _alarm(signum: int, frame: object) -> None:
+    raise _Alarm
+
+
+def _run_in_child(source: str, entry_point: str, ctx: TaskContext) -> list[dict[str, Any]]:
+    """In the forked child: define the mutant, call it on every test with a timer each."""
+    signal.signal(signal.SIGALRM, _alarm)
+    results: list[dict[str, Any]] = []
+    signal.setitimer(signal.ITIMER_REAL, sum(ctx.limits))
+    try:
+        namespace: dict[str, Any] = {"__name__": "answer"}
+        exec(compile(source, "answer.py", "exec"), namespace)
+        function = namespace[entry_point]
+    except BaseException as exc:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        kind = type(exc)
+        error = {"status": "raised", "error": f"{kind.__name__}: {exc}", "mro": []}
+        return [error for _ in ctx.tests]
+    signal.setitimer(signal.ITIMER_REAL, 0)
+    for test, limit in zip(ctx.tests, ctx.limits, strict=True):
+        signal.setitimer(signal.ITIMER_REAL, limit)
+        try:
+            value = function(*copy.deepcopy(test["args"]))
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            results.append({"status": "ok", "value": json.loads(json.dumps(value))})
+        except _Alarm:
+            results.append({"status": "timeout"})
+        except BaseException as exc:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            names = [class_name(c) for c in type(exc).__mro__ if c is not object]
+            results.append({"status": "raised", "error": f"{type(exc).__name__}", "mro": names})
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+    return results
+
+
+def fork_baseline(ctx: TaskContext, mutant: Mutant) -> str:
+    """The level by the same rules, from a plain unisolated loop: one fork per mutant (no
+    sandbox, no namespaces), every test called in that process with a timer, the results sent
+    back as JSON on a pipe."""
     task = ctx.task
     assert isinstance(task, CodeTask)
     try:
         compile(mutant.source, "answer.py", "exec")
     except (SyntaxError, ValueError):
         return "discarded"
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child
+        try:
+            os.close(read_fd)
+            data = json.dumps(_run_in_child(mutant.source, task.entry_point, ctx)).encode()
+            view = memoryview(data)
+            while view:
+                view = view[os.write(write_fd, view) :]
+        finally:
+            os._exit(0)
+    os.close(write_fd)
+    chunks = []
+    while chunk := os.read(read_fd, 1 << 16):
+        chunks.append(chunk)
+    os.close(read_fd)
+    os.waitpid(pid, 0)
+    try:
+        raw = json.loads(b"".join(chunks))
+    except ValueError:
+        raw = [{"status": "crashed"} for _ in ctx.tests]
     outcomes: list[TestOutcome] = []
-    for i, (test, limit) in enumerate(zip(ctx.tests, ctx.limits, strict=True)):
-        one = grade_code(
-            mutant.source,
-            task.entry_point,
-            [test],
-            sandbox=sandbox,
-            float_tolerance=task.float_tolerance,
-            call_seconds=[limit],
+    for i, (test, item) in enumerate(zip(ctx.tests, raw, strict=True)):
+        status = item["status"]
+        result = CallResult(
+            status,
+            item.get("value"),
+            item.get("error", status if status != "ok" else None),
+            0.0,
+            tuple(item.get("mro", ())),
         )
-        outcomes.append(dataclasses.replace(one.outcomes[0], index=i))
+        outcomes.append(grade_outcome(i, test, result, task.float_tolerance))
     passed = sum(o.status == "passed" for o in outcomes)
     timeouts = sum(o.status == "timeout" for o in outcomes)
     grade = CodeGrade(
@@ -103,7 +170,7 @@ def compare(bank: Path, sandbox: Sandbox, sample: int) -> dict[str, Any]:
     ]
     ours_s = time.perf_counter() - start
     start = time.perf_counter()
-    base = [per_test_baseline(contexts[t.id], m, sandbox) for t, m in chosen]
+    base = [fork_baseline(contexts[t.id], m) for t, m in chosen]
     base_s = time.perf_counter() - start
     tests = sum(len(contexts[t.id].tests) for t, _ in chosen)
     return {
@@ -114,6 +181,7 @@ def compare(bank: Path, sandbox: Sandbox, sample: int) -> dict[str, Any]:
         "vcost_mutants_per_s": round(len(chosen) / ours_s, 3),
         "baseline_mutants_per_s": round(len(chosen) / base_s, 3),
         "ratio": round(base_s / ours_s, 2),
+        "baseline": "unisolated fork per mutant",
         "levels_agree": ours == base,
         "disagreements": sum(a != b for a, b in zip(ours, base, strict=True)),
     }
@@ -176,8 +244,8 @@ def main() -> None:
     record["comparison"] = result
     console.print(
         f"classification, same {result['mutants']} code mutants, 1 worker, no differential "
-        f"testing: vcost (one sandbox start per mutant) {result['vcost_mutants_per_s']:.2f} "
-        f"mutants/s; baseline (one sandbox start per test) "
+        f"testing: vcost (warm sandbox, a process per call) {result['vcost_mutants_per_s']:.2f} "
+        f"mutants/s; baseline (unisolated fork per mutant) "
         f"{result['baseline_mutants_per_s']:.2f} mutants/s; ratio {result['ratio']:.1f}x; "
         f"levels agree: {result['levels_agree']}"
     )

@@ -13,3 +13,9 @@ settings.register_profile(
 )
 settings.register_profile("dev", max_examples=50, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+# `vcost grade` keeps reference timings in a cache folder: tests use a throw-away one.
+if "VCOST_CACHE_DIR" not in os.environ:
+    import tempfile
+
+    os.environ["VCOST_CACHE_DIR"] = tempfile.mkdtemp(prefix="vcost-test-cache-")

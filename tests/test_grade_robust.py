@@ -168,3 +168,45 @@ def test_a_timed_out_test_is_rerun_with_a_larger_limit_before_it_counts() -> Non
     assert [o.rerun for o in grade.outcomes] == [False, True, True]
     assert "again with 4x the limit" in str(grade.outcomes[2].detail)
     assert (grade.passed, grade.failed, grade.timeouts) == (2, 0, 1)
+
+
+def test_reference_time_limits_are_cached_by_content_hash(tmp_path: Path) -> None:
+    """The reference pass runs once per task content: the limits are kept under the task's
+    content hash, and a later run uses them (shown by planting absurd cached limits: the
+    reference itself then times out, even after its re-run). --no-cache runs the references."""
+    from vcost.grader import Answer, grade_answers
+    from vcost.tasks import load_bank
+
+    bank = copy_task(tmp_path, "e-electricity-bill")
+    [task] = load_bank(bank)
+    answer = [Answer("a1", task.id, (bank / task.id / "reference.py").read_text())]
+    cache = tmp_path / "cache"
+    with Sandbox(Isolation.BUBBLEWRAP) as box:
+        [first] = grade_answers([task], answer, sandbox=box, cache=cache)
+        assert first.ground_truth == "correct"
+        [cached] = list((cache / "reference-limits").iterdir())
+        cached.write_text(json.dumps([0.0001] * len(task.tests)))
+        [second] = grade_answers([task], answer, sandbox=box, cache=cache)
+        assert second.ground_truth == "incorrect"
+        assert second.timeouts > 0
+        assert second.reruns
+        [third] = grade_answers([task], answer, sandbox=box, cache=None)
+        assert third.ground_truth == "correct"
+
+
+def test_an_answer_that_fails_at_import_fails_every_test_at_once() -> None:
+    """A module whose top level raises answers every call with that error (the template
+    now ends each call with its end frame, so the runner no longer waits 0.25 s per test for
+    one: 26 tests took 10.4 s, now about 10 ms); nothing is a timeout."""
+    from vcost.tasks import CodeTask, load_bank
+
+    task = next(
+        t for t in load_bank(BUNDLED_BANK) if isinstance(t, CodeTask) and len(t.tests) >= 26
+    )
+    tests = [t.to_json() for t in task.tests]
+    with Sandbox(Isolation.BUBBLEWRAP) as box:
+        grade = grade_code("import no_such_module\n", task.entry_point, tests, sandbox=box)
+    assert grade.timeouts == 0
+    assert grade.passed == 0
+    assert all(o.status == "raised" for o in grade.outcomes)
+    assert all("No module named 'no_such_module'" in str(o.detail) for o in grade.outcomes)

@@ -10,8 +10,12 @@ answer states).
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import hashlib
+import json
 import os
+import platform
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
@@ -33,7 +37,15 @@ from vcost.jsonl_log import json_objects
 from vcost.sandbox import Sandbox
 from vcost.tasks import CodeTask, DataTask, Task
 
-__all__ = ["Answer", "AnswerGrade", "grade_answers", "read_answers", "reference_limits"]
+__all__ = [
+    "Answer",
+    "AnswerGrade",
+    "cached_reference_limits",
+    "default_cache_dir",
+    "grade_answers",
+    "read_answers",
+    "reference_limits",
+]
 
 _FIELDS = ("answer_id", "task_id", "code")
 
@@ -131,6 +143,58 @@ def read_answers(path: str | Path) -> list[Answer]:
 _REFERENCE_SECONDS = 10.0  # a reference's own run: the ceiling of the scaled limits
 
 
+def default_cache_dir() -> Path:
+    """Where `vcost grade` keeps reference timings: ``$VCOST_CACHE_DIR``, else
+    ``$XDG_CACHE_HOME/vcost`` (``~/.cache/vcost``)."""
+    if os.environ.get("VCOST_CACHE_DIR"):
+        return Path(os.environ["VCOST_CACHE_DIR"])
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "vcost"
+
+
+def _cache_key(task: CodeTask, sandbox: Sandbox) -> str:
+    """The task's content (reference, tests, tolerance), the sandbox and the machine."""
+    digest = hashlib.sha256()
+    for part in (
+        task.reference,
+        json.dumps([t.to_json() for t in task.tests], sort_keys=True),
+        repr(task.float_tolerance),
+        task.entry_point,
+        str(sandbox.isolation),
+        repr(sandbox.limits),
+        platform.node(),
+        str(os.cpu_count()),
+    ):
+        digest.update(part.encode("utf-8", "surrogatepass") + b"\0")
+    return digest.hexdigest()
+
+
+def cached_reference_limits(task: CodeTask, sandbox: Sandbox, cache: Path | None) -> list[float]:
+    """:func:`reference_limits`, kept in ``cache`` by the task's content hash (and the
+    sandbox's and machine's): a later run of the same bank skips the reference pass. Only a
+    reference that passed its own tests is cached."""
+    if cache is None:
+        return reference_limits(task, sandbox)
+    path = cache / "reference-limits" / f"{_cache_key(task, sandbox)}.json"
+    try:
+        limits = json.loads(path.read_text(encoding="utf-8"))
+        if (
+            isinstance(limits, list)
+            and len(limits) == len(task.tests)
+            and all(isinstance(x, int | float) and 0 < x < 3600 for x in limits)
+        ):
+            return [float(x) for x in limits]
+    except (OSError, ValueError):
+        pass
+    limits = reference_limits(task, sandbox)
+    with contextlib.suppress(OSError):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_suffix(f".{os.getpid()}.tmp")
+        partial.write_text(json.dumps(limits), encoding="utf-8")
+        partial.replace(path)
+    return limits
+
+
 def reference_limits(task: CodeTask, sandbox: Sandbox) -> list[float]:
     """Per-test time limits for ``task``, scaled from its reference's own run in ``sandbox``.
 
@@ -201,8 +265,13 @@ def grade_answers(
     sandbox: Sandbox,
     workers: int | None = None,
     progress: Callable[[AnswerGrade], None] | None = None,
+    cache: Path | None = None,
 ) -> list[AnswerGrade]:
-    """Grade every answer against its task, ``workers`` at a time (default: the cores)."""
+    """Grade every answer against its task, ``workers`` at a time (default: the cores).
+
+    ``cache``: a folder for the references' time limits by content hash
+    (:func:`cached_reference_limits`; `vcost grade` uses :func:`default_cache_dir`).
+    """
     by_id = {t.id: t for t in tasks}
     for a in answers:
         if a.task_id not in by_id:
@@ -249,7 +318,7 @@ def grade_answers(
         limits = dict(
             zip(
                 [t.id for t in needed],
-                pool.map(lambda t: reference_limits(t, sandbox), needed),
+                pool.map(lambda t: cached_reference_limits(t, sandbox, cache), needed),
                 strict=True,
             )
         )

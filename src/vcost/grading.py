@@ -32,6 +32,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
+from vcost.checkers import check_value, validate_check
 from vcost.errors import InputError
 from vcost.sandbox import CallResult, Sandbox
 
@@ -247,6 +248,10 @@ def _check_test(index: int, test: Any) -> tuple[tuple[str, ...], str | None]:
     tags = test.get("tags", [])
     if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
         raise InputError(f"test {index}: 'tags' must be a list of strings", row=index)
+    if "check" in test:
+        if has_raises:
+            raise InputError(f"test {index}: 'check' goes with 'expected', not 'raises'")
+        validate_check(test["check"])
     return tuple(tags), raises if has_raises else None
 
 
@@ -255,7 +260,16 @@ def grade_outcome(
 ) -> TestOutcome:
     """One test's outcome from its call's result (``test`` as in tests.json)."""
     tags, raises = _check_test(index, test)
-    return _outcome(index, tags, raises, test.get("expected"), result, float(float_tolerance))
+    return _outcome(
+        index,
+        tags,
+        raises,
+        test.get("expected"),
+        result,
+        float(float_tolerance),
+        test.get("check"),
+        test["args"],
+    )
 
 
 def _outcome(
@@ -265,6 +279,8 @@ def _outcome(
     expected: Any,
     result: CallResult,
     tol: float,
+    check: Mapping[str, Any] | None = None,
+    args: Sequence[Any] = (),
 ) -> TestOutcome:
     if result.status in ("timeout", "crashed"):
         return TestOutcome(index, tags, result.status, result.error)
@@ -277,6 +293,11 @@ def _outcome(
         return TestOutcome(index, tags, "failed", detail)
     if result.status == "raised":
         return TestOutcome(index, tags, "raised", result.error)
+    if check is not None:
+        why = check_value(check, args, result.value)
+        if why is None:
+            return TestOutcome(index, tags, "passed", None)
+        return TestOutcome(index, tags, "failed", f"{check['name']}: {why}")
     if values_equal(result.value, expected, float_tolerance=tol):
         return TestOutcome(index, tags, "passed", None)
     detail = f"expected {_short(expected)}, got {_short(result.value)}"
@@ -333,7 +354,8 @@ def grade_code(
     "raises": "ValueError"}``, with ``"tags"``. A ``raises`` test passes iff the call raised
     an exception of that class or a subclass of it: a bare name means the built-in class (a
     class of the answer's that is merely named ``ValueError`` does not match); any other
-    class is named by module and qualified name (``json.decoder.JSONDecodeError``). Only the
+    class is named by module and qualified name (``json.decoder.JSONDecodeError``). A test with
+    a ``check`` (:mod:`vcost.checkers`) passes iff its checker accepts the value. Only the
     ``args`` enter the sandbox. A test that times out is run once more with
     :data:`RERUN_FACTOR` times its limit before the timeout counts (``TestOutcome.rerun``).
     """
@@ -350,7 +372,16 @@ def grade_code(
     results, rerun = _rerun_timeouts(code, entry_point, inputs, results, sandbox, call_seconds)
     outcomes = tuple(
         replace(
-            _outcome(i, tags, raises, tests[i].get("expected"), result, float(float_tolerance)),
+            _outcome(
+                i,
+                tags,
+                raises,
+                tests[i].get("expected"),
+                result,
+                float(float_tolerance),
+                tests[i].get("check"),
+                inputs[i],
+            ),
             rerun=i in rerun,
         )
         for i, ((tags, raises), result) in enumerate(zip(checked, results, strict=True))

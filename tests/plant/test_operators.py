@@ -157,8 +157,19 @@ def test_negate_adds_or_removes_not() -> None:
     assert sources(list(negate(SourceText(src)))) == [
         "while done:\n    x = 1 if ready else 2\n    if a < b :\n        pass\n",
         "while not done:\n    x = 1 if not ready else 2\n    if a < b :\n        pass\n",
-        "while not done:\n    x = 1 if ready else 2\n    if not (a < b) :\n        pass\n",
+        "while not done:\n    x = 1 if ready else 2\n    if a >= b :\n        pass\n",
     ]
+
+
+def test_degenerate_mutants_are_dropped() -> None:
+    """Issue 14: `x[1] - x[1]` (an index constant bumped onto its neighbour) and `not (a <=
+    b)` are artifacts no one writes: the first is dropped, the second written `a > b`."""
+    src = "def f(x, a, b):\n    if a <= b:\n        return x[1] - x[0]\n    return 0\n"
+    found = {m.source for m in mutants(src, kind="code")}
+    assert not [m for m in found if "x[1] - x[1]" in m or "x[0] - x[0]" in m]
+    assert not [m for m in found if "not (a <= b)" in m]
+    assert "def f(x, a, b):\n    if a > b:\n        return x[1] - x[0]\n    return 0\n" in found
+    assert any("x[2] - x[0]" in m for m in found)  # ordinary constant mutants stay
 
 
 def test_drop_condition_part_keeps_layout_and_drops_leftover_parentheses() -> None:
@@ -361,7 +372,7 @@ def test_mutants_dedupes_and_reports_diffs() -> None:
     assert first.error_type == "boundary"
     assert first.diff.startswith("--- answer.py (answer)\n+++ answer.py (mutant)\n")
     assert "-    return x < 1\n+    return x <= 1\n" in first.diff
-    # `x < 1` → `x < 2` (int-constant) and `x <= 1`, `x > 1`, `not (x < 1)` all present once
+    # `x < 1` → `x < 2` (int-constant) and `x <= 1`, `x > 1`, `x >= 1` all present once
     assert by_operator(found, "int-constant") == [
         "def f(x):\n    return x < 2\n",
         "def f(x):\n    return x < 0\n",

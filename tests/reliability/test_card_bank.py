@@ -78,8 +78,10 @@ def test_a_mutant_only_differential_testing_finds_is_a_false_accept(bank_card: A
     verdicts = bank_card.run.by_item()
     false_accepts = {fa["item_id"] for fa in bank_card.false_accepts()}
     differential = {r.item_id: r.task for r in bank_card.labels if r.labeller == "differential"}
-    # round(pay, 2) -> round(pay, 3): every written test passes, 264.375 is not 264.38
-    (rounding,) = [
+    # round(pay, 2) -> round(pay, 3) used to pass every written test (the bank's declared 1e-9
+    # tolerance hid it); since issue 14 m-overtime-pay's hidden tests reject it, so it is no
+    # longer a false accept. Whatever differential testing still finds is one.
+    rounding = [
         i for i in build.gold.items
         if i.task_id == "m-overtime-pay" and "round(pay, 3)" in i.output
     ]  # fmt: skip
@@ -87,9 +89,8 @@ def test_a_mutant_only_differential_testing_finds_is_a_false_accept(bank_card: A
         i for i in build.gold.items
         if i.item_id in build.found_inputs or differential[i.item_id] == "no"
     ]  # fmt: skip
-    assert rounding in flagged
     passing = [i for i in flagged if verdicts[i.item_id].verdict == "accept"]
-    assert rounding in passing
+    assert not [i for i in rounding if i in passing]
     for item in passing:  # found by differential testing, passed by the hidden tests
         assert labels[item.item_id] == "failure"
         assert item.item_id in false_accepts
@@ -101,8 +102,8 @@ def test_a_mutant_only_differential_testing_finds_is_a_false_accept(bank_card: A
     rates = {(r["kind"], r["group"]): r for r in bank_card.card.estimate["rates"]}
     overall = rates[("false-accept", "all")]
     assert overall["errors"] == len(false_accepts) == len(passing)
-    category = rates[("false-accept", f"category:{rounding.category}")]
-    assert category["errors"] >= 1
+    for item in passing:
+        assert rates[("false-accept", f"category:{item.category}")]["errors"] >= 1
     assert {"clopper_pearson", "korn_graubard", "cluster_bootstrap"} <= set(overall)
     # the references are accepted and labelled successes: no false reject among them
     for item in build.gold.items:

@@ -13,12 +13,13 @@ def test_verdicts_equal_the_graders_ground_truth_including_a_slow_answer() -> No
     task = next(t for t in load_bank(BUNDLED_BANK) if t.id == "m-overtime-pay")
     assert isinstance(task, CodeTask)
     first = task.tests[0].args
-    # right everywhere, but 3 s on the first hidden test: past its limit (10x the reference, >= 1 s)
+    # right everywhere, but 6 s on the first hidden test: past its limit (10x the reference,
+    # >= 1 s) and past the 4x larger limit of the re-run a timed-out test gets (issue 14)
     slow = (
         "import time\n" + task.reference.replace(
             "def weekly_pay(hours, rate):\n",
             f"def weekly_pay(hours, rate):\n    if [hours, rate] == {first!r}:\n"
-            "        time.sleep(3)\n",
+            "        time.sleep(6)\n",
         )
     )  # fmt: skip
     wrong = task.reference.replace("min(worked, 8)", "min(worked, 9)")

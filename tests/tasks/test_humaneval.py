@@ -32,6 +32,7 @@ from vcost.tasks.humaneval import (
     InputProfile,
     _parse_prompt,
     bank_limits,
+    edge_tags,
     import_humaneval,
     load_problems,
     select_problems,
@@ -269,9 +270,14 @@ def test_every_problem_of_the_subset_is_imported(subset: Subset) -> None:
         provenance = json.loads((folder / "provenance.json").read_text())
         assert len(tests) >= 20
         assert len({json.dumps(t["args"]) for t in tests}) == len(tests)
-        assert all(t["tags"] == ["typical"] for t in tests)
+        checklist = load_task(folder).checklist
+        for test in tests:  # tagged by the edge-case checklist items the input shows
+            assert test["tags"] == edge_tags(test["args"]) or "typical" in test["tags"]
+            for tag in test["tags"]:
+                assert tag == "typical" or tag.removeprefix("edge:") in checklist
         assert provenance["source_task_id"] == source_id
-        assert provenance["original_tests"] + provenance["generated_tests"] == len(tests)
+        added = (provenance["mutation"] or {}).get("added_tests", 0)
+        assert provenance["original_tests"] + provenance["generated_tests"] + added == len(tests)
 
 
 def test_imported_bank_passes_vcost_tasks_check(
@@ -317,7 +323,9 @@ def test_examples_agree_with_the_reference_and_come_from_the_docstring_first(
     assert "may use `poly`" in spec
     provenance = json.loads((bank / "humaneval-032" / "provenance.json").read_text())
     assert provenance["original_tests"] >= 99  # the loop-made tests were recorded
-    assert provenance["caveats"]
+    assert provenance["checker"] == {"name": "poly_root", "tolerance": 1e-4}
+    tests = json.loads((bank / "humaneval-032" / "tests.json").read_text())
+    assert all(t["check"] == provenance["checker"] for t in tests)
 
 
 def test_an_import_is_reproducible_from_its_seed(subset: Subset, tmp_path: Path) -> None:
@@ -344,6 +352,7 @@ def test_cli_imports_a_seeded_sample(tmp_path: Path) -> None:
     result = CliRunner().invoke(import_humaneval_cmd, [str(out), "--limit", "2", "--seed", "3"])
     assert result.exit_code == 0, result.output
     assert "imported 2 HumanEval problems" in result.output
+    assert "mutation score (killed / mutants of each canonical solution): median" in result.output
     assert len([p for p in out.iterdir() if p.is_dir()]) == 2
     refused = CliRunner().invoke(import_humaneval_cmd, [str(out), "--min-tests", "5"])
     assert refused.exit_code == 2

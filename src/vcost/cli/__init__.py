@@ -6,43 +6,61 @@ becomes one clear message on stderr and exit code 2, never a traceback.
 
 from __future__ import annotations
 
+import importlib
 import sys
 from typing import Any
 
 import click
 
 from vcost import __version__
-from vcost.cli.allocate_cmd import allocate_group
-from vcost.cli.analyse_cmd import analyse
-from vcost.cli.answers_cmd import answers
-from vcost.cli.audit_cmd import audit_group
-from vcost.cli.bots_cmd import bots
-from vcost.cli.card_cmd import card, drift
-from vcost.cli.db_cmd import db
-from vcost.cli.demo_cmd import demo
-from vcost.cli.exploit_cmd import exploit
-from vcost.cli.grade_cmd import grade
-from vcost.cli.indicators_cmd import indicators
-from vcost.cli.judge_cmd import judge_group
-from vcost.cli.label_cmd import label_group
-from vcost.cli.models_cmd import models
-from vcost.cli.pairwise_cmd import pairwise_group
-from vcost.cli.plan_cmd import plan
-from vcost.cli.plant_cmd import plant
-from vcost.cli.release_cmd import release
-from vcost.cli.report_cmd import report
-from vcost.cli.serve_cmd import serve
-from vcost.cli.spec_cmd import spec
-from vcost.cli.stats_cmd import stats
-from vcost.cli.tasks_cmd import tasks
-from vcost.cli.trace_cmd import trace
 from vcost.errors import VcostError
 
 __all__ = ["cli", "main"]
 
+#: Every command: its name -> "module:attribute". Loaded on first use, so `vcost --version`
+#: and `vcost grade` do not import the statistics, web and analysis stacks.
+_COMMANDS = {
+    "spec": "spec_cmd:spec",
+    "stats": "stats_cmd:stats",
+    "trace": "trace_cmd:trace",
+    "indicators": "indicators_cmd:indicators",
+    "demo": "demo_cmd:demo",
+    "db": "db_cmd:db",
+    "tasks": "tasks_cmd:tasks",
+    "grade": "grade_cmd:grade",
+    "plant": "plant_cmd:plant",
+    "audit": "audit_cmd:audit_group",
+    "models": "models_cmd:models",
+    "answers": "answers_cmd:answers",
+    "judge": "judge_cmd:judge_group",
+    "analyse": "analyse_cmd:analyse",
+    "allocate": "allocate_cmd:allocate_group",
+    "serve": "serve_cmd:serve",
+    "bots": "bots_cmd:bots",
+    "report": "report_cmd:report",
+    "card": "card_cmd:card",
+    "drift": "card_cmd:drift",
+    "exploit": "exploit_cmd:exploit",
+    "plan": "plan_cmd:plan",
+    "label": "label_cmd:label_group",
+    "release": "release_cmd:release",
+    "pairwise": "pairwise_cmd:pairwise_group",
+}
+
 
 class _Group(click.Group):
-    """A click group that turns vcost errors into a message and exit code 2."""
+    """A click group that loads its commands lazily and turns vcost errors into a message
+    and exit code 2."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*_COMMANDS, *self.commands})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in _COMMANDS:
+            module, _, name = _COMMANDS[cmd_name].partition(":")
+            command = getattr(importlib.import_module(f"vcost.cli.{module}"), name)
+            self.add_command(command, cmd_name)
+        return self.commands.get(cmd_name)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -56,33 +74,6 @@ class _Group(click.Group):
 @click.version_option(__version__, prog_name="vcost")
 def cli() -> None:
     """vcost: measure what it costs to verify AI output."""
-
-
-cli.add_command(spec)
-cli.add_command(stats)
-cli.add_command(trace)
-cli.add_command(indicators)
-cli.add_command(demo)
-cli.add_command(db)
-cli.add_command(tasks)
-cli.add_command(grade)
-cli.add_command(plant)
-cli.add_command(audit_group)
-cli.add_command(models)
-cli.add_command(answers)
-cli.add_command(judge_group)
-cli.add_command(analyse)
-cli.add_command(allocate_group)
-cli.add_command(serve)
-cli.add_command(bots)
-cli.add_command(report)
-cli.add_command(card)
-cli.add_command(drift)
-cli.add_command(exploit)
-cli.add_command(plan)
-cli.add_command(label_group)
-cli.add_command(release)
-cli.add_command(pairwise_group)
 
 
 def main() -> None:

@@ -5,20 +5,15 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 import click
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from vcost.errors import InputError
-from vcost.models import (
-    Cassette,
-    CassetteClient,
-    CassetteMode,
-    ModelClient,
-    ModelConfig,
-    RoutingClient,
-)
+
+if TYPE_CHECKING:  # the model clients load on first use (`vcost grade` needs none)
+    from vcost.models import CassetteMode, ModelClient, ModelConfig
 from vcost.tasks import BUNDLED_BANK, Task, load_bank
 
 __all__ = [
@@ -152,8 +147,10 @@ def pick(models: Mapping[str, ModelConfig], names: Sequence[str]) -> dict[str, M
 
 def model_client(cassette: Path, mode: str) -> ModelClient:
     """A client that records to / replays from ``cassette`` (mode replay needs no server)."""
+    from vcost.models import Cassette, CassetteClient, RoutingClient
+
     inner = None if mode == "replay" else RoutingClient()
-    return CassetteClient(inner, Cassette(cassette, mode=cast(CassetteMode, mode)))
+    return CassetteClient(inner, Cassette(cassette, mode=cast("CassetteMode", mode)))
 
 
 @contextmanager

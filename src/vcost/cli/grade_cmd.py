@@ -12,7 +12,7 @@ from rich.table import Table
 
 from vcost.cli._common import bank_root
 from vcost.errors import SandboxError
-from vcost.grader import AnswerGrade, grade_answers, read_answers
+from vcost.grader import AnswerGrade, default_cache_dir, grade_answers, read_answers
 from vcost.sandbox import Isolation, Sandbox, bubblewrap_problem
 from vcost.tasks import load_bank
 
@@ -81,6 +81,12 @@ def grades_table(grades: list[AnswerGrade]) -> Table:
     help="If bubblewrap is not usable, run untrusted code without any isolation. "
     "Never use this for code you did not write.",
 )
+@click.option(
+    "--no-cache",
+    is_flag=True,
+    help="Run every reference again for its time limits (by default they are kept by the "
+    "task's content hash in $VCOST_CACHE_DIR or ~/.cache/vcost).",
+)
 def grade(
     bank: Path,
     answers: Path,
@@ -89,6 +95,7 @@ def grade(
     out: Path | None,
     weak_isolation: bool,
     unsafe_no_isolation: bool,
+    no_cache: bool,
 ) -> None:
     """Grade ANSWERS (JSONL or CSV: answer_id, task_id, code[, model_id, reported]).
 
@@ -103,7 +110,12 @@ def grade(
     with Progress(transient=True, disable=as_json) as bar:
         job = bar.add_task(f"grading ({sandbox.isolation})", total=len(todo))
         grades = grade_answers(
-            tasks, todo, sandbox=sandbox, workers=workers, progress=lambda _g: bar.advance(job)
+            tasks,
+            todo,
+            sandbox=sandbox,
+            workers=workers,
+            progress=lambda _g: bar.advance(job),
+            cache=None if no_cache else default_cache_dir(),
         )
     rows = [g.to_dict() for g in grades]
     if out is not None:

@@ -86,6 +86,14 @@ def import_humaneval_cmd(
         f"tests; per task min {counts['tests_min']}, median {counts['tests_median']:g}, "
         f"max {counts['tests_max']})"
     )
+    if counts["mutation_score_median"] is not None:
+        click.echo(
+            f"mutation score (killed / mutants of each canonical solution): median "
+            f"{counts['mutation_score_median']:.3f}, min {counts['mutation_score_min']:.3f} "
+            "(per problem in provenance.json)"
+        )
+    for flagged in counts["flagged_below_min_tests"]:
+        click.secho(f"flagged: {flagged} has fewer than {min_tests} hidden tests (a spare)")
     for skipped in report.skipped:
         click.secho(f"not imported: {skipped.source_id}: {skipped.reason}", fg="yellow")
     click.echo(f"check it with: vcost tasks check {report.out_dir}")

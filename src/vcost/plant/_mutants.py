@@ -25,12 +25,28 @@ def unified_diff(before: str, after: str, *, name: str = "answer.py") -> str:
     return "".join(difflib.unified_diff(a, b, f"{name} (answer)", f"{name} (mutant)", n=2))
 
 
+_SELF_CANCELLING = (ast.Sub, ast.Div, ast.FloorDiv, ast.Mod, ast.BitXor)
+
+
+def _degenerate(tree: ast.AST) -> int:
+    """How many expressions combine an operand with itself: ``x[1] - x[1]``, ``a / a``,
+    ``x == x``, ``a < a`` (an edit that makes one is an artifact no one writes)."""
+    count = 0
+    for node in ast.walk(tree):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, _SELF_CANCELLING):
+            count += ast.dump(node.left) == ast.dump(node.right)
+        elif isinstance(node, ast.Compare) and len(node.ops) == 1:
+            count += ast.dump(node.left) == ast.dump(node.comparators[0])
+    return count
+
+
 def mutants(source: str, *, kind: Literal["code", "data"]) -> list[Mutant]:
     """Every mutant of ``source`` by the operators of ``kind``, in operator order.
 
-    A mutant that does not parse, or whose source is identical to the answer's or to an
-    earlier mutant's, is skipped. Raises :class:`~vcost.errors.InputError` when ``source``
-    itself does not parse.
+    A mutant that does not parse, whose source is identical to the answer's or to an
+    earlier mutant's, or that combines an operand with itself where the answer did not
+    (``x[1] - x[1]``, ``a == a``: degenerate), is skipped. Raises
+    :class:`~vcost.errors.InputError` when ``source`` itself does not parse.
     """
     if kind not in ("code", "data"):
         raise InputError(f"kind must be 'code' or 'data', not {kind!r}", field="kind")
@@ -41,6 +57,7 @@ def mutants(source: str, *, kind: Literal["code", "data"]) -> list[Mutant]:
             f"the answer does not parse: {error.msg}", line=error.lineno, hint="fix the source"
         ) from None
     operators = CODE_OPERATORS if kind == "code" else DATA_OPERATORS
+    original = _degenerate(ast.parse(source))
     seen = {source}
     found: list[Mutant] = []
     for operator in operators:
@@ -49,8 +66,10 @@ def mutants(source: str, *, kind: Literal["code", "data"]) -> list[Mutant]:
                 continue
             seen.add(edit.source)
             try:
-                ast.parse(edit.source)
+                tree = ast.parse(edit.source)
             except SyntaxError:
+                continue
+            if _degenerate(tree) > original:
                 continue
             found.append(
                 Mutant(

@@ -25,10 +25,16 @@ class BankLimits:
         [check]
         reference_lines = [1, 100]   # non-blank lines a reference.py may have
         min_tests = 25               # may raise the floor of 20 hidden tests, not lower it
+        below_min_tests = ["humaneval-039"]  # spare tasks flagged with fewer tests, not refused
+
+    ``below_min_tests`` (an importer writes it) names tasks that have fewer hidden tests than
+    the minimum: each must have ``role = "spare"`` (a study never uses it), and the check
+    reports it as flagged instead of refusing the bank.
     """
 
     reference_lines: tuple[int, int] | None = None
     min_tests: int | None = None
+    below_min_tests: frozenset[str] = frozenset()
 
 
 def _is_int(value: Any) -> bool:
@@ -56,13 +62,16 @@ def bank_limits(bank_path: str | Path) -> BankLimits:
     check = data.get("check", {})
     if not isinstance(check, dict):
         raise InputError("'check' must be a table", source=path, field="check")
-    unknown = sorted(set(check) - {"reference_lines", "min_tests"})
+    unknown = sorted(set(check) - {"reference_lines", "min_tests", "below_min_tests"})
     if unknown:
         raise InputError(
             f"unknown key(s) {', '.join(unknown)} in [check]",
             source=path,
-            hint="[check] takes reference_lines and min_tests",
+            hint="[check] takes reference_lines, min_tests and below_min_tests",
         )
+    flagged = check.get("below_min_tests", [])
+    if not (isinstance(flagged, list) and all(isinstance(x, str) for x in flagged)):
+        raise InputError("must be a list of task ids", source=path, field="check.below_min_tests")
     lines: tuple[int, int] | None = None
     if "reference_lines" in check:
         value = check["reference_lines"]
@@ -89,4 +98,6 @@ def bank_limits(bank_path: str | Path) -> BankLimits:
                 hint="a bank may ask for more hidden tests than the study design's 20, not fewer",
             )
         min_tests = value
-    return BankLimits(reference_lines=lines, min_tests=min_tests)
+    return BankLimits(
+        reference_lines=lines, min_tests=min_tests, below_min_tests=frozenset(flagged)
+    )

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from vcost.checkers import check_value
 from vcost.errors import InputError
 from vcost.grading import values_equal
 from vcost.sandbox._runner import class_name
@@ -149,7 +150,10 @@ def _code_problems(task: CodeTask, limits: BankLimits) -> Iterator[tuple[str, st
     if not lo <= len(lines) <= hi:
         yield "reference.py", f"reference has {len(lines)} non-blank lines; expected {lo}-{hi}"
     if len(task.tests) < min_tests:
-        yield "tests.json", f"{len(task.tests)} hidden tests; at least {min_tests} are required"
+        if task.id not in limits.below_min_tests:
+            yield "tests.json", f"{len(task.tests)} hidden tests; at least {min_tests} are required"
+        elif task.role != "spare":
+            yield "task.toml", "a task flagged below_min_tests in bank.toml must be a spare"
     tags = {t for test in task.tests for t in test.tags}
     if "typical" not in tags:
         yield "tests.json", "no test is tagged 'typical'"
@@ -182,7 +186,11 @@ def _code_problems(task: CodeTask, limits: BankLimits) -> Iterator[tuple[str, st
                 yield "tests.json", f"test {i}: reference does not raise {test.raises} ({got})"
         elif "raises" in got:
             yield "tests.json", f"test {i}: reference raises {got['raises'][0]}"
-        elif not values_equal(got["value"], test.expected, float_tolerance=task.float_tolerance):
+        elif test.check is not None and (why := check_value(test.check, test.args, got["value"])):
+            yield "tests.json", f"test {i}: the reference's value fails its checker: {why}"
+        elif test.check is None and not values_equal(
+            got["value"], test.expected, float_tolerance=task.float_tolerance
+        ):
             yield (
                 "tests.json",
                 (f"test {i}: reference returns {got['value']!r}, test expects {test.expected!r}"),

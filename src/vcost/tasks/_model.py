@@ -9,6 +9,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from vcost.checkers import validate_check
 from vcost.errors import InputError
 
 __all__ = [
@@ -57,6 +58,7 @@ class TestCase:
     tags: tuple[str, ...]
     expected: Any = None
     raises: str | None = None
+    check: dict[str, Any] | None = None  # a checker (vcost.checkers) decides instead
 
     def to_json(self) -> dict[str, Any]:
         """The tests.json form."""
@@ -65,6 +67,8 @@ class TestCase:
             body["expected"] = self.expected
         else:
             body["raises"] = self.raises
+        if self.check is not None:
+            body["check"] = self.check
         body["tags"] = list(self.tags)
         return body
 
@@ -141,13 +145,19 @@ def _tests(path: Path) -> tuple[TestCase, ...]:
             raise ValueError(f"test {i}: needs 'args' (a list)")
         if ("expected" in t) == ("raises" in t):
             raise ValueError(f"test {i}: needs exactly one of 'expected' and 'raises'")
-        unknown = set(t) - {"args", "expected", "raises", "tags"}
+        unknown = set(t) - {"args", "expected", "raises", "tags", "check"}
         if unknown:
             raise ValueError(f"test {i}: unknown field(s) {', '.join(sorted(unknown))}")
         tags = t.get("tags") or []
         if not isinstance(tags, list) or not all(isinstance(x, str) for x in tags):
             raise ValueError(f"test {i}: 'tags' must be a list of strings")
-        tests.append(TestCase(t["args"], tuple(tags), t.get("expected"), t.get("raises")))
+        check = None
+        if "check" in t:
+            try:
+                check = validate_check(t["check"])
+            except InputError as error:
+                raise ValueError(f"test {i}: {error.message}") from None
+        tests.append(TestCase(t["args"], tuple(tags), t.get("expected"), t.get("raises"), check))
     return tuple(tests)
 
 

