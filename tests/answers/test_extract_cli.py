@@ -148,3 +148,58 @@ def test_select_blinds_docstrings_and_the_runs_own_names_but_not_benign_words(
     assert "AcmeLabs" not in shown
     assert "# local copy of x" in shown
     assert any("string literal names a model" in n for n in selection["notes"])
+
+
+def test_an_empty_200_reply_is_retried_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An empty reply (200, no text) once became an obvious natural error at once; it is now
+    retried once, and the second reply is the answer."""
+    monkeypatch.setenv(KEY_ENV, API_KEY)
+    server = ProviderServer("openai").start()
+    server.enqueue(Reply(text="", output_tokens=0), Reply(text=f"```python\n{_reference()}```\n"))
+    try:
+        models = tmp_path / "models.toml"
+        models.write_text(
+            '[[models]]\nname = "m"\nprovider = "openai"\nmodel = "m-id"\n'
+            f'base_url = "{server.base_url}"\napi_key_env = "{KEY_ENV}"\nmax_retries = 2\n'
+        )
+        result = CliRunner().invoke(
+            cli, ["answers", "generate", "--models", str(models), "--task", TASK, "-n", "1",
+                  "--out", str(tmp_path / "run")],
+        )  # fmt: skip
+        assert result.exit_code == 0, result.output
+        assert len(server.requests) == 2
+    finally:
+        server.stop()
+    (record,) = [json.loads(x) for x in (tmp_path / "run/answers.jsonl").read_text().splitlines()]
+    assert record["ground_truth"] == "correct"
+
+
+def test_a_missing_api_key_is_said_once_up_front(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No base_url and the key's variable unset: `vcost models check` says so, and a recording
+    run stops before any call with one message (it was one error per call)."""
+    monkeypatch.delenv("VCOST_NO_SUCH_KEY", raising=False)
+    models = tmp_path / "models.toml"
+    models.write_text(
+        '[[models]]\nname = "m"\nprovider = "openai"\nmodel = "gpt-x"\n'
+        'api_key_env = "VCOST_NO_SUCH_KEY"\n'
+    )
+    runner = CliRunner()
+    checked = runner.invoke(cli, ["models", "check", str(models)])
+    assert checked.exit_code == 0, checked.output
+    assert "API key not set for m (VCOST_NO_SUCH_KEY)" in checked.output
+    result = runner.invoke(
+        cli, ["answers", "generate", "--models", str(models), "--task", TASK, "-n", "3",
+              "--out", str(tmp_path / "run"), "--mode", "record"],
+    )  # fmt: skip
+    assert result.exit_code == 2, result.output
+    assert result.output.count("VCOST_NO_SUCH_KEY") == 1
+    assert not (tmp_path / "run" / "answers.jsonl").exists()
+    auto = runner.invoke(
+        cli, ["answers", "generate", "--models", str(models), "--task", TASK, "-n", "1",
+              "--out", str(tmp_path / "run2")],
+    )  # fmt: skip
+    assert "warning: API key not set for m (VCOST_NO_SUCH_KEY)" in auto.output
