@@ -305,7 +305,9 @@ def construction_labels(build: GoldBuild) -> list[LabelRow]:
         found = build.found_inputs.get(item.item_id, ())
         note = item.category + (f"; differs on {_short(found[0])}" if found else "")
         value = "yes" if item.expected == "success" else "no"
-        rows.append(LabelRow(item.item_id, "construction", "primary", task=value, note=note))
+        rows.append(
+            LabelRow(item.item_id, "construction", "primary", task=value, note=note, kind="program")
+        )
     return rows
 
 
@@ -409,6 +411,7 @@ def differential_labels(
             "primary",
             task="no" if w is not None else "yes",
             note=w.what if w is not None else "agrees with the reference on every input tried",
+            kind="program",
         )
         for item, w in zip(gold.items, found, strict=True)
     ]
@@ -458,7 +461,12 @@ def witness_labels(
         )
         rows.append(
             LabelRow(
-                item_id, "witness-rerun", "adjudicator", task="no" if bad else "yes", note=note
+                item_id,
+                "witness-rerun",
+                "adjudicator",
+                task="no" if bad else "yes",
+                note=note,
+                kind="program",
             )
         )
     return rows
@@ -491,6 +499,7 @@ def write_labels(rows: Iterable[LabelRow], folder: Path) -> list[Path]:
                     "task_success": r.task,
                     "business_success": r.business,
                     "note": r.note,
+                    "labeller_kind": r.kind,
                 },
                 sort_keys=True,
             )

@@ -1,13 +1,19 @@
-"""Benchmark: AI-checker throughput against a local server that answers after a fixed delay.
+"""Benchmark: AI-checker throughput through `vcost judge run`, beside a minimal raw client.
 
-1,000 judgments (200 selected answers x k = 5) by one checker, through the real path: the
-official ``openai`` SDK over loopback HTTP to :class:`vcost.models.testing.ProviderServer`
-(in its own process, as a real server would be), the reply parsed against the schema and each
-judgment appended (fsync'ed) to the judgments log. The server sleeps ``--delay`` seconds per
-request and answers a fixed verdict, so the named baseline is the ideal wall time
-``calls x delay / concurrency``: a client with no overhead at all. Reports, per concurrency
-limit, the measured time, the ideal, and the share of ideal throughput reached (aim: >= 90 %).
-Appends a JSON line to bench/results/judge.jsonl.
+1,000 judgments (200 selected answers x k = 5) by one checker, through the user's path: the CLI
+command ``vcost judge run`` (in this process, via click) with its cassette (``--mode record``)
+and judgments log on, the official ``openai`` SDK over loopback HTTP to
+:class:`vcost.models.testing.ProviderServer` in its own process. The server sleeps ``--delay``
+seconds per request and answers a fixed verdict. Baselines in the same run:
+
+- the ideal wall time ``calls x delay / concurrency`` (a client with no overhead at all);
+- a minimal raw client: ``concurrency`` threads posting the same request bodies with
+  ``http.client`` (keep-alive), nothing parsed, logged or recorded.
+
+The server reports the peak number of requests in flight for each run (a client that never
+reaches its concurrency limit shows here). Reports per concurrency limit the seconds, the
+share of ideal throughput (aim: >= 90 % at 64) and the peak in flight, for both clients, and
+appends a JSON line to bench/results/judge.jsonl. Figures from a shared machine are noisy.
 
     python bench/bench_judge.py [--judgments 1000] [--delay 0.2] [--concurrency 4 16 64]
 """
@@ -15,24 +21,32 @@ Appends a JSON line to bench/results/judge.jsonl.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import http.client
+import io
 import json
 import multiprocessing
 import os
 import platform
+import queue
 import tempfile
+import threading
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
 
 from vcost import __version__
-from vcost.answers import SelectedAnswer, Selection, render_answer
-from vcost.judges import JudgmentLog, judge
-from vcost.models import ModelConfig, RoutingClient
+from vcost.answers import SelectedAnswer, Selection, render_answer, write_selection
+from vcost.cli import cli
 from vcost.models.testing import API_KEY, KEY_ENV, ProviderServer, Reply
 from vcost.tasks import BUNDLED_BANK, CodeTask, load_bank
 
+VERDICT = json.dumps({"verdict": "correct", "confidence": 0.9, "reason": "reads right"})
 
-def _selection(n: int) -> tuple[Selection, dict[str, CodeTask]]:
+
+def _selection(n: int) -> Selection:
     tasks = [t for t in load_bank(BUNDLED_BANK) if isinstance(t, CodeTask)]
     answers = []
     for i in range(n):
@@ -40,28 +54,84 @@ def _selection(n: int) -> tuple[Selection, dict[str, CodeTask]]:
         code = f"{task.reference}\n# variant {i}\n"
         answers.append(
             SelectedAnswer(
-                answer_id=f"a{i:04d}",
-                task_id=task.id,
-                kind="code",
-                source="model",
-                model="answerer",
-                family="fam-answer",
-                ground_truth="correct",
-                code=code,
+                answer_id=f"a{i:04d}", task_id=task.id, kind="code", source="model",
+                model="answerer", family="fam-answer", ground_truth="correct", code=code,
                 shown=render_answer(code),
             )
-        )
-    return Selection("core", 0, tuple(answers)), {t.id: t for t in tasks}
+        )  # fmt: skip
+    return Selection("core", 0, tuple(answers))
 
 
-VERDICT = json.dumps({"verdict": "correct", "confidence": 0.9, "reason": "reads right"})
-
-
-def _serve(delay: float, ready: multiprocessing.Queue[str], stop: multiprocessing.Event) -> None:  # type: ignore[type-arg]
+def _serve(delay: float, commands: Any, answers: Any) -> None:
+    """The server process: serves until told to stop; 'peak' answers the peak in flight since
+    the last 'peak' (and resets it)."""
     server = ProviderServer("openai", lambda _request: Reply(text=VERDICT, delay_s=delay)).start()
-    ready.put(server.base_url)
-    stop.wait()
+    answers.put(server.base_url)
+    while True:
+        command = commands.get()
+        if command == "stop":
+            break
+        with server.lock:
+            answers.put((server.max_in_flight, len(server.requests)))
+            server.max_in_flight = server.in_flight
+            server.requests.clear()
     server.stop()
+
+
+def _models_file(path: Path, base_url: str, concurrency: int) -> Path:
+    path.write_text(
+        '[[models]]\nname = "checker"\nprovider = "openai"\nmodel = "checker-id"\n'
+        f'family = "fam-check"\nbase_url = "{base_url}"\napi_key_env = "{KEY_ENV}"\n'
+        f"concurrency = {concurrency}\nmax_retries = 0\n"
+    )
+    return path
+
+
+def _cli_run(selection: Path, models: Path, out: Path, k: int, concurrency: int) -> float:
+    args = ["judge", "run", str(selection), "--models", str(models), "-k", str(k), "--out",
+            str(out), "--mode", "record", "--concurrency", str(concurrency), "--json"]  # fmt: skip
+    start = time.perf_counter()
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            cli.main(args, standalone_mode=False)
+    finally:
+        seconds = time.perf_counter() - start
+    return seconds
+
+
+def _raw_run(base_url: str, bodies: list[bytes], concurrency: int) -> float:
+    """``concurrency`` threads, each with one keep-alive connection, posting ``bodies``."""
+    url = urlsplit(base_url)
+    work: queue.SimpleQueue[bytes] = queue.SimpleQueue()
+    for body in bodies:
+        work.put(body)
+    headers = {"Content-Type": "application/json", "Authorization": f"Bearer {API_KEY}"}
+    failures: list[int] = []
+
+    def worker() -> None:
+        connection = http.client.HTTPConnection(url.hostname or "127.0.0.1", url.port, timeout=30)
+        while True:
+            try:
+                body = work.get_nowait()
+            except queue.Empty:
+                break
+            connection.request("POST", f"{url.path}/chat/completions", body, headers)
+            response = connection.getresponse()
+            response.read()
+            if response.status != 200:
+                failures.append(response.status)
+        connection.close()
+
+    threads = [threading.Thread(target=worker) for _ in range(concurrency)]
+    start = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    seconds = time.perf_counter() - start
+    if failures:
+        raise SystemExit(f"raw client: {len(failures)} failed requests ({failures[:3]})")
+    return seconds
 
 
 def main() -> None:
@@ -72,71 +142,82 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, nargs="+", default=[4, 16, 64])
     args = parser.parse_args()
     os.environ[KEY_ENV] = API_KEY
-    selection, tasks = _selection(args.judgments // args.k)
+    selection = _selection(args.judgments // args.k)
     calls = len(selection.answers) * args.k
-    ready: multiprocessing.Queue[str] = multiprocessing.Queue()
-    stop = multiprocessing.Event()
-    process = multiprocessing.Process(target=_serve, args=(args.delay, ready, stop), daemon=True)
+    context = multiprocessing.get_context("spawn")
+    commands, answers = context.Queue(), context.Queue()
+    process = context.Process(target=_serve, args=(args.delay, commands, answers), daemon=True)
     process.start()
-    base_url = ready.get(timeout=30)
+    base_url = answers.get(timeout=60)
+
+    def peak() -> tuple[int, int]:
+        commands.put("peak")
+        result: tuple[int, int] = answers.get(timeout=30)
+        return result
+
     rows = []
     try:
-        for concurrency in args.concurrency:
-            checker = ModelConfig(
-                name="checker",
-                provider="openai",
-                model="checker-id",
-                family="fam-check",
-                base_url=base_url,
-                api_key_env=KEY_ENV,
-                concurrency=concurrency,
-                max_retries=0,
-            )
-            client = RoutingClient()
-            with tempfile.TemporaryDirectory() as folder:
-                log = JudgmentLog(Path(folder) / "judgments.jsonl")
-                start = time.perf_counter()
-                result = judge(
-                    selection,
-                    tasks,
-                    {"checker": checker},
-                    client=client,
-                    log=log,
-                    k=args.k,
-                    concurrency=concurrency,
-                )
-                seconds = time.perf_counter() - start
-            client.close()
-            if result.written != calls:
-                raise SystemExit(f"only {result.written} of {calls} judgments: {result.errors[:3]}")
-            ideal = calls * args.delay / concurrency
-            rows.append(
-                {
+        with tempfile.TemporaryDirectory() as folder:
+            root = Path(folder)
+            selection_path = root / "selection.json"
+            write_selection(selection, selection_path)
+            bodies = [
+                json.dumps({"model": "checker-id", "messages": [
+                    {"role": "user", "content": f"{a.shown}\n{r}"}], "max_tokens": 1024}).encode()
+                for a in selection.answers for r in range(args.k)
+            ]  # fmt: skip
+            for concurrency in args.concurrency:
+                ideal = calls * args.delay / concurrency
+                peak()
+                raw_seconds = _raw_run(base_url, bodies, concurrency)
+                raw_peak, raw_requests = peak()
+                models = _models_file(root / f"models-{concurrency}.toml", base_url, concurrency)
+                out = root / f"run-{concurrency}"
+                cli_seconds = _cli_run(selection_path, models, out, args.k, concurrency)
+                cli_peak, cli_requests = peak()
+                lines = (out / "judgments.jsonl").read_text().splitlines()
+                recorded = (out / "cassette.jsonl").read_text().splitlines()
+                if len(lines) != calls or cli_requests != calls or len(recorded) < calls:
+                    raise SystemExit(
+                        f"CLI run: {len(lines)} judgments, {cli_requests} requests, "
+                        f"{len(recorded)} cassette lines; expected {calls}"
+                    )
+                row = {
                     "concurrency": concurrency,
                     "judgments": calls,
-                    "seconds": round(seconds, 3),
                     "ideal_seconds": round(ideal, 3),
-                    "share_of_ideal": round(ideal / seconds, 3),
+                    "cli_seconds": round(cli_seconds, 3),
+                    "cli_share_of_ideal": round(ideal / cli_seconds, 3),
+                    "cli_peak_in_flight": cli_peak,
+                    "raw_seconds": round(raw_seconds, 3),
+                    "raw_share_of_ideal": round(ideal / raw_seconds, 3),
+                    "raw_peak_in_flight": raw_peak,
+                    "raw_requests": raw_requests,
                 }
-            )
-            print(
-                f"concurrency {concurrency:>3}: {calls} judgments in {seconds:6.2f} s; ideal "
-                f"{ideal:6.2f} s (calls x {args.delay:g} s / {concurrency}); "
-                f"{ideal / seconds:6.1%} of ideal throughput"
-            )
+                rows.append(row)
+                print(
+                    f"concurrency {concurrency:>3}: ideal {ideal:6.2f} s | vcost judge run "
+                    f"{cli_seconds:6.2f} s = {ideal / cli_seconds:6.1%} of ideal, peak "
+                    f"{cli_peak} in flight | raw client {raw_seconds:6.2f} s = "
+                    f"{ideal / raw_seconds:6.1%}, peak {raw_peak}",
+                    flush=True,
+                )
     finally:
-        stop.set()
+        commands.put("stop")
         process.join(timeout=10)
     record = {
         "at": datetime.now(UTC).isoformat(timespec="seconds"),
         "vcost": __version__,
         "python": platform.python_version(),
         "machine": platform.machine(),
+        "cpus": os.cpu_count(),
+        "load_average": os.getloadavg(),
         "delay_s": args.delay,
+        "path": "vcost judge run (cassette record + judgments log) vs raw http.client",
         "runs": rows,
     }
-    out = Path(__file__).parent / "results" / "judge.jsonl"
-    with out.open("a", encoding="utf-8") as handle:
+    out_file = Path(__file__).parent / "results" / "judge.jsonl"
+    with out_file.open("a", encoding="utf-8") as handle:
         handle.write(json.dumps(record) + "\n")
 
 

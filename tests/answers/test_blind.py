@@ -41,3 +41,20 @@ def test_untokenizable_code_drops_whole_comment_lines_only() -> None:
 def test_plain_template() -> None:
     assert render_answer("x = 1\n") == "```python\nx = 1\n```\n"
     assert render_answer("answer = 2\n", number=12.25).endswith("Final answer: 12.25\n")
+
+
+def test_docstrings_blinded_by_whole_word_and_benign_words_kept() -> None:
+    code = (
+        'def f():\n    """Written by Claude for you."""\n\n\n'
+        'def g(x):\n    """Sum, by GPT-4o."""\n    # the phi-coefficient and a local copy\n'
+        "    return x\n"
+    )
+    blind = blind_code(code, names=["acme-7b"])
+    assert "Claude" not in blind
+    assert "GPT" not in blind
+    assert "phi-coefficient" in blind
+    assert "def f():\n    pass\n" in blind
+    namespace: dict[str, object] = {}
+    exec(compile(blind, "a.py", "exec"), namespace)
+    assert namespace["g"](3) == 3  # type: ignore[operator]
+    assert blind_code("# uses phi-3 here\nx = 1\n") == "x = 1\n"

@@ -99,3 +99,107 @@ def test_a_changed_configuration_under_one_alias_is_refused(
     assert outputs[1].exit_code == 2, outputs[1].output
     assert "answers.jsonl" in outputs[1].output
     assert "temperature 0.0 -> 0.7" in outputs[1].output
+
+
+def test_select_blinds_docstrings_and_the_runs_own_names_but_not_benign_words(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Through `vcost answers generate` then `vcost answers select`: a docstring naming Claude
+    reached checkers; the models file's snapshot and family were not blinded; and an alias
+    that is an ordinary word ("local") stripped "# local copy of x"."""
+    monkeypatch.setenv(KEY_ENV, API_KEY)
+    code = _reference().replace(
+        "def electricity_bill(daily_kwh):\n",
+        'def electricity_bill(daily_kwh):\n    """Written by Claude for you."""\n'
+        "    # local copy of x\n    # tuned for acme-coder-7b-0917 and AcmeLabs\n",
+    )
+    leaky = code.replace("return 0\n", 'print("Made by Claude")\n        return 0\n', 1)
+    replies = iter([f"```python\n{code}```\n", f"```python\n{leaky}```\n"])
+    server = ProviderServer("openai", lambda _r: Reply(text=next(replies), output_tokens=50))
+    server.start()
+    try:
+        models = tmp_path / "models.toml"
+        models.write_text(
+            '[[models]]\nname = "local"\nprovider = "openai"\nmodel = "acme-coder"\n'
+            'snapshot = "acme-coder-7b-0917"\nfamily = "AcmeLabs"\n'
+            f'base_url = "{server.base_url}"\napi_key_env = "{KEY_ENV}"\nmax_retries = 1\n'
+            "concurrency = 1\n"
+        )
+        runner = CliRunner()
+        made = runner.invoke(
+            cli, ["answers", "generate", "--models", str(models), "--task", TASK, "-n", "2",
+                  "--out", str(tmp_path / "run"), "--concurrency", "1"],
+        )  # fmt: skip
+        assert made.exit_code == 0, made.output
+    finally:
+        server.stop()
+    selected = runner.invoke(
+        cli, ["answers", "select", str(tmp_path / "run/answers.jsonl"), "--out",
+              str(tmp_path / "sel.json")],
+    )  # fmt: skip
+    assert selected.exit_code == 0, selected.output
+    selection = json.loads((tmp_path / "sel.json").read_text())
+    shown = "".join(a["shown"] for a in selection["answers"])
+    assert {a["answer_id"] for a in selection["answers"] if a["source"] == "model"} == {
+        "local/e-electricity-bill/0"
+    }
+    assert "Claude" not in shown
+    assert "acme-coder-7b-0917" not in shown
+    assert "AcmeLabs" not in shown
+    assert "# local copy of x" in shown
+    assert any("string literal names a model" in n for n in selection["notes"])
+
+
+def test_an_empty_200_reply_is_retried_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An empty reply (200, no text) once became an obvious natural error at once; it is now
+    retried once, and the second reply is the answer."""
+    monkeypatch.setenv(KEY_ENV, API_KEY)
+    server = ProviderServer("openai").start()
+    server.enqueue(Reply(text="", output_tokens=0), Reply(text=f"```python\n{_reference()}```\n"))
+    try:
+        models = tmp_path / "models.toml"
+        models.write_text(
+            '[[models]]\nname = "m"\nprovider = "openai"\nmodel = "m-id"\n'
+            f'base_url = "{server.base_url}"\napi_key_env = "{KEY_ENV}"\nmax_retries = 2\n'
+        )
+        result = CliRunner().invoke(
+            cli, ["answers", "generate", "--models", str(models), "--task", TASK, "-n", "1",
+                  "--out", str(tmp_path / "run")],
+        )  # fmt: skip
+        assert result.exit_code == 0, result.output
+        assert len(server.requests) == 2
+    finally:
+        server.stop()
+    (record,) = [json.loads(x) for x in (tmp_path / "run/answers.jsonl").read_text().splitlines()]
+    assert record["ground_truth"] == "correct"
+
+
+def test_a_missing_api_key_is_said_once_up_front(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No base_url and the key's variable unset: `vcost models check` says so, and a recording
+    run stops before any call with one message (it was one error per call)."""
+    monkeypatch.delenv("VCOST_NO_SUCH_KEY", raising=False)
+    models = tmp_path / "models.toml"
+    models.write_text(
+        '[[models]]\nname = "m"\nprovider = "openai"\nmodel = "gpt-x"\n'
+        'api_key_env = "VCOST_NO_SUCH_KEY"\n'
+    )
+    runner = CliRunner()
+    checked = runner.invoke(cli, ["models", "check", str(models)])
+    assert checked.exit_code == 0, checked.output
+    assert "API key not set for m (VCOST_NO_SUCH_KEY)" in checked.output
+    result = runner.invoke(
+        cli, ["answers", "generate", "--models", str(models), "--task", TASK, "-n", "3",
+              "--out", str(tmp_path / "run"), "--mode", "record"],
+    )  # fmt: skip
+    assert result.exit_code == 2, result.output
+    assert result.output.count("VCOST_NO_SUCH_KEY") == 1
+    assert not (tmp_path / "run" / "answers.jsonl").exists()
+    auto = runner.invoke(
+        cli, ["answers", "generate", "--models", str(models), "--task", TASK, "-n", "1",
+              "--out", str(tmp_path / "run2")],
+    )  # fmt: skip
+    assert "warning: API key not set for m (VCOST_NO_SUCH_KEY)" in auto.output

@@ -85,7 +85,8 @@ def test_scorer_verdicts_from_an_eval_zip_become_a_trace(
     assert sorted(truth.values()) == ["correct", "incorrect", "incorrect"]
     assert list(trace.verifiers["verifier_id"]) == ["inspect:model_graded_qa"]
     verdicts = dict(zip(trace.episodes["answer_id"], trace.episodes["verdict"], strict=True))
-    wrong_id = "openai/gpt-x/e-electricity-bill/2"
+    wrong_id = "openai/gpt-x/e-electricity-bill/1"  # answer_key: epoch 2 is repeat 1
+    assert truth[wrong_id] == "incorrect"
     assert verdicts[wrong_id] == "accept"  # the model grader let the wrong answer through
     assert set(trace.episodes["reason"]) == {"looks right"}
     out = tmp_path / "trace"
@@ -101,3 +102,49 @@ def test_a_missing_truth_scorer_is_named(tmp_path: Path, bank: dict[str, Task]) 
     path.write_text(json.dumps(_log(bank)))
     with pytest.raises(InputError, match=r"no 'tests' score \(the sample has: verify, model"):
         inspect_trace(path, truth="tests")
+
+
+@pytest.mark.parametrize("running", [False, True])
+def test_current_zstd_eval_log_through_both_imports_gives_one_sample_one_id(
+    tmp_path: Path, bank: dict[str, Task], running: bool
+) -> None:
+    """inspect_ai 0.3.x writes zstd zip entries; both imports crashed on them with a
+    traceback, and named one sample with different ids (task/repeat vs sample id/epoch)."""
+    from _eval_zip import write_eval
+
+    path = write_eval(tmp_path / "current.eval", _log(bank), running=running)
+    with zipfile.ZipFile(path) as archive:  # the fixture is a real zip with method-93 entries
+        assert {i.compress_type for i in archive.infolist()} == {93}
+    runner = CliRunner()
+    out = tmp_path / "run"
+    imported = runner.invoke(cli, ["answers", "import-inspect", str(path), "--out", str(out)])
+    assert imported.exit_code == 0, imported.output
+    assert "2 answer(s) written" in imported.output
+    answer_ids = {json.loads(x)["answer_id"] for x in (out / "answers.jsonl").open()}
+    trace_dir = tmp_path / "trace"
+    judged = runner.invoke(
+        cli, ["judge", "import-inspect", str(path), "--truth", "verify", "--out", str(trace_dir)]
+    )
+    assert judged.exit_code == 0, judged.output
+    episodes = (trace_dir / "episodes.csv").read_text()
+    assert answer_ids == {"openai/gpt-x/e-electricity-bill/0", "openai/gpt-x/e-electricity-bill/1"}
+    for answer_id in answer_ids:
+        assert answer_id in episodes
+
+
+def test_a_broken_zstd_entry_is_one_message(tmp_path: Path, bank: dict[str, Task]) -> None:
+    from _eval_zip import write_eval
+
+    path = write_eval(tmp_path / "broken.eval", _log(bank))
+    data = bytearray(path.read_bytes())
+    at = data.index(b".json", data.index(b"samples/")) + 5 + 4  # into a sample's zstd frame
+    data[at : at + 10] = b"\x00" * 10
+    path.write_bytes(bytes(data))
+    result = CliRunner().invoke(
+        cli,
+        ["judge", "import-inspect", str(path), "--truth", "verify", "--out", str(tmp_path / "t")],
+    )
+    assert result.exit_code == 2, result.output
+    assert "broken.eval" in result.output
+    assert "cannot read the .eval log" in result.output
+    assert "Traceback" not in result.output

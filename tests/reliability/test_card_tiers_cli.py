@@ -91,3 +91,24 @@ def test_duplicate_and_unknown_verdicts_are_errors_naming_file_and_line(tmp_path
     assert result.exit_code == 2, result.output
     assert "'t99/0' is not in the gold set" in result.output
     assert f"run.jsonl:{len(lines) + 1}:" in result.output
+
+
+def test_label_provenance_and_unknown_labels_survive_a_recomputed_card(tmp_path: Path) -> None:
+    """Labels made by programs (labeller_kind = program in the labels file, as the bundled-bank
+    card writes them) keep "not people" on a card recomputed with `vcost card`; labels for items
+    outside the gold set are named on the terminal and in card.md, not only in card.json."""
+    args = write_files(tmp_path)
+    labels = tmp_path / "labels.csv"
+    rows = labels.read_text().splitlines()
+    header = rows[0] + ",labeller_kind"
+    body = [r + ",program" for r in rows[1:]] + ["zz/9,ann,primary,yes,yes,program"]
+    labels.write_text("\n".join([header, *body]) + "\n")
+    result = CliRunner().invoke(cli, ["card", *args, "--out", str(tmp_path / "card")])
+    assert result.exit_code == 0, result.output
+    assert "labels from programs, not people" in result.output
+    assert "1 item(s) not in the gold set were not used: zz/9" in result.output
+    card = json.loads((tmp_path / "card" / "card.json").read_text())
+    assert card["labelling"]["label_source"] == "programs, not people"
+    markdown = (tmp_path / "card" / "card.md").read_text()
+    assert "programs, not people" in markdown
+    assert "zz/9" in markdown

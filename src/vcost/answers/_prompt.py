@@ -11,6 +11,7 @@ touched, so a planted error keeps the model's style), and nothing else about its
 
 from __future__ import annotations
 
+import ast
 import io
 import re
 import tokenize
@@ -89,17 +90,79 @@ def answer_messages(task: Task) -> Messages:
 
 
 def _pattern(names: Iterable[str]) -> re.Pattern[str]:
+    """Whole words only (``gpt`` in ``GPT-4o`` but not in ``cgpt_x``); an entry ending in ``-``
+    (``phi-``) needs a digit after it, so "phi-coefficient" is left alone."""
     words = {w.lower() for w in (*IDENTIFYING, *names) if w and len(w) >= 3}
-    return re.compile("|".join(re.escape(w) for w in sorted(words, key=len, reverse=True)), re.I)
+    parts = [
+        re.escape(w) + (r"\d" if w.endswith("-") else "")
+        for w in sorted(words, key=len, reverse=True)
+    ]
+    return re.compile(r"(?<![A-Za-z0-9])(?:" + "|".join(parts) + r")(?![A-Za-z0-9])", re.I)
+
+
+def _docstrings(tree: ast.Module) -> list[tuple[ast.Expr, list[ast.stmt]]]:
+    """Each docstring statement with the body it opens (module, class, function)."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            first = node.body[0] if node.body else None
+            if (
+                isinstance(first, ast.Expr)
+                and isinstance(first.value, ast.Constant)
+                and isinstance(first.value.value, str)
+            ):
+                found.append((first, node.body))
+    return found
+
+
+def identifying_strings(code: str, *, names: Iterable[str] = ()) -> list[str]:
+    """The string literals (docstrings aside) of ``code`` that name a model or vendor: these
+    cannot be blinded without changing what the code does."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return []
+    pattern = _pattern(names)
+    docs = {id(d.value) for d, _ in _docstrings(tree)}
+    return [
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and id(node) not in docs
+        and pattern.search(node.value)
+    ]
+
+
+def _blind_docstrings(code: str, pattern: re.Pattern[str]) -> str:
+    """Identifying docstrings removed (``pass`` where one was a body's only statement)."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return code
+    lines = code.splitlines(keepends=True)
+    for doc, body in sorted(_docstrings(tree), key=lambda d: -d[0].lineno):
+        if not pattern.search(str(doc.value.value)):  # type: ignore[attr-defined]
+            continue
+        start, end = doc.lineno - 1, (doc.end_lineno or doc.lineno) - 1
+        before, after = lines[start][: doc.col_offset], lines[end][doc.end_col_offset or 0 :]
+        if before.strip() or after.strip() not in ("", ";"):
+            continue  # shares its line with code: leave it rather than risk the code
+        replacement = [f"{before}pass\n"] if len(body) == 1 else []
+        lines[start : end + 1] = replacement
+    return "".join(lines)
 
 
 def blind_code(code: str, *, names: Iterable[str] = ()) -> str:
-    """``code`` with every comment that names a model, vendor or AI assistant removed.
+    """``code`` with every comment and docstring that names a model, vendor or AI assistant
+    removed (a docstring that was a body's only statement becomes ``pass``).
 
-    ``names`` adds the run's own model names and ids. Code that does not tokenize is returned
-    with whole identifying comment lines dropped only.
+    ``names`` adds the run's own model names, ids, snapshots and families. Matching is by whole
+    word. Code that does not tokenize is returned with whole identifying comment lines dropped
+    only. String literals that name a model are not touched (:func:`identifying_strings`).
     """
     pattern = _pattern(names)
+    code = _blind_docstrings(code, pattern)
     lines = code.splitlines(keepends=True)
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(code).readline))

@@ -29,7 +29,7 @@ from itertools import cycle
 from pathlib import Path
 from typing import Any, Literal
 
-from vcost.answers._prompt import blind_code, render_answer
+from vcost.answers._prompt import blind_code, identifying_strings, render_answer
 from vcost.errors import InputError
 from vcost.plant import (
     CODE_ERROR_TYPES,
@@ -173,6 +173,24 @@ class _Planter:
         return first
 
 
+def run_names(records: Iterable[Mapping[str, Any]]) -> list[str]:
+    """The run's own model names that blinding removes: every configuration's model id and
+    snapshot (and their last ``/`` part), each family, and aliases that are not a plain word
+    (an alias such as ``local`` or ``strong`` would strip ordinary comments)."""
+    names: set[str] = set()
+    for r in records:
+        stored = r.get("config")
+        config: Mapping[str, Any] = stored if isinstance(stored, dict) else {}
+        for value in (config.get("model"), config.get("snapshot"), config.get("family"),
+                      r.get("family")):  # fmt: skip
+            if isinstance(value, str) and value:
+                names |= {value, value.rsplit("/", 1)[-1]}
+        alias = r.get("model")
+        if isinstance(alias, str) and not alias.isalpha():
+            names |= {alias, alias.rsplit("/", 1)[-1]}
+    return sorted(names)
+
+
 def _selected(record: Mapping[str, Any], names: Sequence[str], source: Source) -> SelectedAnswer:
     code = blind_code(record["code"], names=names)
     number = record.get("reported") if record["kind"] == "data" else None
@@ -228,19 +246,24 @@ def select_answers(
     """Select the answers checkers judge (rules in the module docstring)."""
     if variant not in ("core", "full"):
         raise InputError(f"variant must be core or full, not {variant!r}", field="variant")
+    usable = sorted((r for r in answers if _usable(r)), key=lambda r: r["answer_id"])
+    names = run_names(usable)
     by_task: dict[str, list[Mapping[str, Any]]] = {}
-    for record in sorted((r for r in answers if _usable(r)), key=lambda r: r["answer_id"]):
+    notes: list[str] = []
+    for record in usable:
+        leaks = identifying_strings(record["code"], names=names)
+        if leaks:
+            notes.append(
+                f"{record['answer_id']}: left out, a string literal names a model "
+                f"({leaks[0][:40]!r}); blinding it would change what the code does"
+            )
+            continue
         by_task.setdefault(record["task_id"], []).append(record)
-    names = sorted({r["model"] for rs in by_task.values() for r in rs})
-    names += sorted(
-        {str(r.get("config", {}).get("model", "")) for rs in by_task.values() for r in rs}
-    )
     rng = random.Random(seed)
     planter = _Planter(sandbox, rng, max_mutants)
     chosen: list[SelectedAnswer] = []
     dropped: list[str] = []
     unplanted: list[str] = []
-    notes: list[str] = []
     for task in sorted(tasks, key=lambda t: t.id):
         records = by_task.get(task.id, [])
         correct = [r for r in records if r["ground_truth"] == "correct"]

@@ -145,6 +145,26 @@ def pick(models: Mapping[str, ModelConfig], names: Sequence[str]) -> dict[str, M
     return {n: models[n] for n in names}
 
 
+def check_keys(configs: Mapping[str, ModelConfig], mode: str) -> None:
+    """Missing API keys, said once before any call: an error in record mode (every call needs
+    one); in auto mode a warning (calls already in the cassette replay without a key)."""
+    missing = [c for c in configs.values() if c.key_missing]
+    if not missing or mode == "replay":
+        return
+    names = ", ".join(f"{c.name} ({c.api_key_env})" for c in missing)
+    if mode == "record":
+        raise InputError(
+            f"API key not set for {names}",
+            field="api_key_env",
+            hint="export the variable(s), or --mode replay to use the cassette only",
+        )
+    click.echo(
+        f"warning: API key not set for {names}: only calls already in the cassette can be "
+        "made; the others will fail",
+        err=True,
+    )
+
+
 def model_client(cassette: Path, mode: str) -> ModelClient:
     """A client that records to / replays from ``cassette`` (mode replay needs no server)."""
     from vcost.models import Cassette, CassetteClient, RoutingClient

@@ -20,6 +20,7 @@ from vcost.answers import (
 )
 from vcost.cli._common import (
     bank_option,
+    check_keys,
     load_tasks,
     model_client,
     model_options,
@@ -114,6 +115,7 @@ def generate(
     models = pick(load_models(models_file), names)
     tasks = load_tasks(bank, task_ids, study_only=True)
     log = AnswerLog(out / "answers.jsonl")
+    check_keys(models, mode)
     client = model_client(cassette or out / "cassette.jsonl", mode)
     with progress("answers", disable=as_json) as update:
         result = generate_answers(

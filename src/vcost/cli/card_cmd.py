@@ -204,6 +204,15 @@ def card(
     aside = adjudication.set_aside()
     if aside:
         click.echo(f"{len(aside)} item(s) set aside (no usable gold label); see the card")
+    if adjudication.unknown_items:
+        shown = ", ".join(adjudication.unknown_items[:5])
+        more = len(adjudication.unknown_items) - 5
+        click.echo(
+            f"warning: labels for {len(adjudication.unknown_items)} item(s) not in the gold set "
+            f"were not used: {shown}{f' and {more} more' if more > 0 else ''}",
+            err=True,
+        )
+    click.echo(f"labels from {adjudication.label_source}")
     click.echo(f"card -> {paths['json']}, {paths['markdown']}, {paths['html']}")
 
 

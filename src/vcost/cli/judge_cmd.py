@@ -14,6 +14,7 @@ from rich.table import Table
 from vcost.answers import read_selection
 from vcost.cli._common import (
     bank_option,
+    check_keys,
     load_tasks,
     model_client,
     model_options,
@@ -135,6 +136,7 @@ def run(
     checkers = pick(load_models(models_file), names)
     tasks = {t.id: t for t in load_tasks(bank, sorted({a.task_id for a in selection.answers}))}
     log = JudgmentLog(out / "judgments.jsonl")
+    check_keys(checkers, mode)
     client = model_client(cassette or out / "cassette.jsonl", mode)
     sandbox = Sandbox("auto") if max_runs else None
     with progress(f"judgments ({perturbation})", disable=as_json) as update:
@@ -214,6 +216,7 @@ def pairwise(
     checkers = pick(load_models(models_file), names)
     tasks = {t.id: t for t in load_tasks(bank, sorted({a.task_id for a in selection.answers}))}
     log = PairwiseLog(out / "pairwise.jsonl")
+    check_keys(checkers, mode)
     client = model_client(cassette or out / "cassette.jsonl", mode)
     failed = judge_pairs(
         selection, tasks, checkers, client=client, log=log, k=k, concurrency=concurrency

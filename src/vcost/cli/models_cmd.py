@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import click
@@ -38,6 +39,7 @@ def check(path: Path, as_json: bool) -> None:
         "temperature",
         "max tokens",
         "priced",
+        "API key",
     ):
         table.add_column(name)
     for c in configs.values():
@@ -51,5 +53,18 @@ def check(path: Path, as_json: bool) -> None:
             "default" if c.temperature is None else f"{c.temperature:g}",
             str(c.max_tokens),
             "yes" if priced else "no",
+            f"NOT SET ({c.api_key_env})"
+            if c.key_missing
+            else "set"
+            if c.base_url is None or os.environ.get(c.api_key_env)
+            else "not needed (local server)",
         )
     Console().print(table)
+    missing = [c for c in configs.values() if c.key_missing]
+    if missing:
+        click.echo(
+            "warning: API key not set for "
+            + ", ".join(f"{c.name} ({c.api_key_env})" for c in missing)
+            + ": calls to these models will fail",
+            err=True,
+        )

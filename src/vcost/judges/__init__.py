@@ -12,7 +12,7 @@ See docs/judges.md.
 from __future__ import annotations
 
 from vcost.judges._consistency import Consistency, consistency
-from vcost.judges._inspect import InspectImport, inspect_answers, inspect_trace
+from vcost.judges._inspect import InspectImport, inspect_answer_id, inspect_answers, inspect_trace
 from vcost.judges._judge import JudgeResult, JudgmentLog, judge, judgment_key, judgments_trace
 from vcost.judges._pairwise import OrderSwap, PairwiseLog, judge_pairs, order_swap
 from vcost.judges._perturb import PERTURBATIONS, FlipRate, Perturbation, flip_rate, perturb
@@ -39,6 +39,7 @@ __all__ = [
     "Perturbation",
     "consistency",
     "flip_rate",
+    "inspect_answer_id",
     "inspect_answers",
     "inspect_trace",
     "judge",

@@ -28,14 +28,14 @@ import pandas as pd
 
 from vcost.answers import AnswerLog, Labeller, answer_key, answer_record
 from vcost.errors import InputError
-from vcost.inspect_log import read_inspect_log, sample_completion
+from vcost.inspect_log import read_inspect_log, sample_completion, sample_key
 from vcost.models import Completion, Usage
 from vcost.sandbox import Sandbox
 from vcost.tasks import Task
 from vcost.trace import ANSWER_COLUMNS, EPISODE_COLUMNS, Trace
 from vcost.trace_io import validate_trace
 
-__all__ = ["InspectImport", "inspect_answers", "inspect_trace"]
+__all__ = ["InspectImport", "inspect_answer_id", "inspect_answers", "inspect_trace"]
 
 _ACCEPT = ("C", 1, 1.0, True)
 _REJECT = ("I", 0, 0.0, False)
@@ -58,11 +58,12 @@ def _model(header: Mapping[str, Any], source: Path) -> str:
     return model
 
 
-def _task_id(sample: Mapping[str, Any]) -> str:
-    meta = sample.get("metadata")
-    if isinstance(meta, dict) and isinstance(meta.get("task_id"), str):
-        return str(meta["task_id"])
-    return str(sample.get("id", ""))
+def inspect_answer_id(model: str, sample: dict[str, Any]) -> str:
+    """The answer id of a sample, the same in both imports: ``answer_key(model, task, epoch-1)``
+    (the id ``vcost answers import-inspect`` writes, so a selection of imported answers and the
+    scorers' trace name one sample alike)."""
+    task_id, epoch = sample_key(sample)
+    return answer_key(model, task_id, epoch - 1)
 
 
 def inspect_answers(
@@ -82,11 +83,12 @@ def inspect_answers(
     written = skipped = 0
     unmatched: list[str] = []
     for _, sample in samples:
-        task = tasks.get(_task_id(sample))
+        task_id, epoch = sample_key(sample)
+        task = tasks.get(task_id)
         if task is None:
-            unmatched.append(_task_id(sample))
+            unmatched.append(task_id)
             continue
-        repeat = int(sample.get("epoch") or 1) - 1
+        repeat = epoch - 1
         if log.get(answer_key(model, task.id, repeat)) is not None:
             skipped += 1
             continue
@@ -145,12 +147,11 @@ def inspect_trace(path: str | Path, *, truth: str) -> Trace:
                 field=f"{where}.scores",
                 hint="name the scorer that fixes ground truth with --truth",
             )
-        epoch = int(sample.get("epoch") or 1)
-        answer_id = f"{model}/{sample.get('id')}/{epoch}"
+        answer_id = inspect_answer_id(model, sample)
         answers.append(
             {
                 "answer_id": answer_id,
-                "task_id": _task_id(sample),
+                "task_id": sample_key(sample)[0],
                 "model_id": model,
                 "ground_truth": _truth(_value(scores[truth])),
                 "role": "model",

@@ -2,7 +2,9 @@
 
 Each perturbation changes how an answer is shown, never what it does:
 
-- ``length-long``: the same code with a blank line after every line (twice as long);
+- ``length-long``: the same code with a blank line after every statement and comment line
+  (never inside a multi-line string, brackets or a backslash continuation; the result must
+  parse to the same syntax tree, else the code is shown unchanged);
 - ``length-short``: the same code re-printed from its syntax tree: comments, docstrings and
   blank lines gone;
 - ``paraphrase``: every local name the answer binds (not the function's name or parameters,
@@ -21,6 +23,8 @@ from __future__ import annotations
 
 import ast
 import builtins
+import io
+import tokenize
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -82,6 +86,36 @@ def _bound_names(tree: ast.Module) -> set[str]:
     return stored - protected
 
 
+def _longer(code: str, tree: ast.Module) -> str:
+    """A blank line after each line that ends a statement or is a comment of its own: never
+    inside a multi-line string, a bracket or a backslash continuation, where a blank line would
+    change a value or the syntax. The result is checked to have the same syntax tree."""
+    lines = code.splitlines(keepends=True)
+    after: set[int] = set()
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(code).readline):
+            if token.type == tokenize.NEWLINE:
+                after.add(token.end[0] - 1)
+            elif (
+                token.type == tokenize.COMMENT
+                and not lines[token.start[0] - 1][: token.start[1]].strip()
+            ):
+                after.add(token.start[0] - 1)  # a comment line (inside brackets too: safe)
+    except (tokenize.TokenError, SyntaxError):
+        return code
+    out = []
+    for i, line in enumerate(lines):
+        out.append(line)
+        if i in after and line.strip():
+            out.append("\n" if line.endswith("\n") else "\n\n")
+    longer = "".join(out)
+    try:
+        same = ast.dump(ast.parse(longer)) == ast.dump(tree)
+    except (SyntaxError, ValueError):
+        same = False
+    return longer if same else code
+
+
 def perturb(code: str, perturbation: Perturbation) -> str:
     """``code`` shown differently, its behaviour unchanged (module docstring)."""
     if perturbation in ("standard", "same-family"):
@@ -91,7 +125,7 @@ def perturb(code: str, perturbation: Perturbation) -> str:
     except (SyntaxError, ValueError):
         return code  # nothing safe to do with code that does not parse
     if perturbation == "length-long":
-        return "".join(line + ("\n" if line.strip() else "") for line in code.splitlines(True))
+        return _longer(code, tree)
     if perturbation == "length-short":
         return ast.unparse(_strip_docstrings(tree)) + "\n"
     if perturbation == "paraphrase":

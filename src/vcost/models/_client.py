@@ -22,7 +22,7 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from vcost.models._config import ModelConfig
 from vcost.models._errors import ModelAuthError, ModelError, ModelRequestError
-from vcost.models._retry import RetryPolicy
+from vcost.models._retry import Failure, RetryPolicy
 
 __all__ = [
     "Completion",
@@ -258,13 +258,18 @@ class AdapterBase(ABC):
         key = request_hash(checked, config, repeat)
         slots = self._limiter.get(config)
         timing: dict[str, float] = {}
+        empty = [0]
 
         def attempt() -> Reply:
             with slots:
                 start = time.monotonic()
                 reply = self._attempt(checked, config)
                 timing["latency_ms"] = round((time.monotonic() - start) * 1000.0, 3)
-                return reply
+            cut = reply.finish_reason in ("length", "max_tokens")  # the budget ran out: kept
+            if not reply.text.strip() and not cut and not empty[0]:
+                empty[0] += 1  # an empty 200 is retried once; a second one is the answer
+                raise Failure("malformed", "the reply has no text (200 with empty content)")
+            return reply
 
         reply, attempts = self.retry.run(attempt, config=config)
         return Completion(

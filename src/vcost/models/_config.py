@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import tomllib
 from collections.abc import Mapping
@@ -145,6 +146,12 @@ class ModelConfig(BaseModel):
             "input_price_per_mtok": self.input_price_per_mtok,
             "output_price_per_mtok": self.output_price_per_mtok,
         }
+
+    @property
+    def key_missing(self) -> bool:
+        """True when a call would fail for want of an API key: its environment variable is
+        unset and no ``base_url`` (a local server takes a placeholder key) is given."""
+        return self.base_url is None and not os.environ.get(self.api_key_env)
 
     @property
     def fingerprint(self) -> str:

@@ -85,6 +85,7 @@ class LabelRow:
     task: str = ""
     business: str = ""
     note: str = ""
+    kind: Literal["person", "program"] = "person"  # who labelled: label provenance on the card
 
     def at(self, level: LabelLevel) -> str:
         return str(getattr(self, level))
@@ -137,6 +138,9 @@ def _row(record: dict[str, Any], *, source: str, line: int | None, row: int) -> 
     role = str(record.get("role") or "primary").strip().lower()
     if role not in ("primary", "adjudicator"):
         raise bad("role", f"role must be primary or adjudicator, not {role!r}")
+    kind = str(record.get("labeller_kind") or "person").strip().lower()
+    if kind not in ("person", "program"):
+        raise bad("labeller_kind", f"labeller_kind must be person or program, not {kind!r}")
     values: dict[str, str] = {}
     for level in LEVELS:
         name = f"{level}_success"
@@ -155,6 +159,7 @@ def _row(record: dict[str, Any], *, source: str, line: int | None, row: int) -> 
         task=values["task"],
         business=values["business"],
         note=str(record.get("note") or ""),
+        kind=kind,  # type: ignore[arg-type]
     )
 
 
@@ -226,6 +231,17 @@ class Adjudication:
     unknown_items: tuple[str, ...] = ()
     expected_mismatches: tuple[str, ...] = ()
     log: tuple[dict[str, Any], ...] = field(default=(), repr=False)
+    labellers: tuple[tuple[str, str], ...] = ()  # (name, person/program), sorted
+
+    @property
+    def label_source(self) -> str:
+        """Who the labels come from: people, programs, or both (shown on the card)."""
+        kinds = {k for _, k in self.labellers}
+        if kinds == {"program"}:
+            return "programs, not people"
+        if kinds == {"person", "program"}:
+            return "people and programs"
+        return "people"
 
     def labels(self) -> dict[str, Literal["success", "failure"]]:
         """item_id -> label for the items a rate may use (agreed or adjudicated)."""
@@ -253,6 +269,8 @@ class Adjudication:
             ],
             "unknown_items": list(self.unknown_items),
             "expected_mismatches": list(self.expected_mismatches),
+            "label_source": self.label_source,
+            "labellers": [{"name": n, "kind": k} for n, k in self.labellers],
         }
 
 
@@ -272,6 +290,7 @@ def adjudicate(
     Rows for item ids not in the gold set are reported (``unknown_items``), not used. With
     ``log``, each adjudication decision is appended to that JSONL file.
     """
+    rows = list(rows)
     if level not in LEVELS:
         raise InputError(f"unknown label level {level!r}", field="level", hint=", ".join(LEVELS))
     ids = gold.by_id()
@@ -380,4 +399,5 @@ def adjudicate(
         unknown_items=tuple(sorted(unknown)),
         expected_mismatches=mismatches,
         log=tuple(records),
+        labellers=tuple(sorted({(r.labeller, r.kind) for r in rows})),
     )

@@ -146,9 +146,17 @@ def _sections(card: GraderCard) -> list[tuple[str, list[str], list[list[str]], l
             ]
             + ([["label source", str(lab["label_source"])]] if "label_source" in lab else [])
             + [
-                [f"labeller: {who.get('name', '?')}", str(who.get("what", who.get("role", "")))]
+                [
+                    f"labeller: {who.get('name', '?')}",
+                    str(who.get("what", who.get("role", who.get("kind", "")))),
+                ]
                 for who in lab.get("labellers", [])
             ]
+            + (
+                [["labels for items not in the gold set", ", ".join(lab["unknown_items"])]]
+                if lab.get("unknown_items")
+                else []
+            )
             + [
                 [f"set aside: {s['item_id']}", f"{s['status']}: {s['reason']}"]
                 for s in lab["set_aside"]
