@@ -10,6 +10,7 @@ must open offline). Screenshots go to ``$VCOST_TEST_ARTIFACTS`` or the test's tm
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -89,3 +90,67 @@ def test_report_opens_offline_in_chromium_with_plots(
         assert plot["marks"] > 5, plot
     assert shot.stat().st_size > 20_000
     print(f"report screenshot: {shot}")
+
+
+_OVERFLOW = """() => {
+    const w = window.innerWidth;
+    const out = [...document.querySelectorAll('body *')].filter(e => {
+        if (e.closest('.wide')) return false;  // wide tables scroll inside their own box
+        return e.getBoundingClientRect().right > w + 1;
+    });
+    return {scroll: document.documentElement.scrollWidth, width: w,
+            culprits: out.slice(0, 5).map(e => e.tagName + ' ' + e.textContent.slice(0, 40))};
+}"""
+
+
+def test_report_never_overflows_horizontally_and_prints_on_a4(
+    tmp_path: Path, chromium: Any, artifacts: Path
+) -> None:
+    """Issue 16: no horizontal overflow at 1,280 or 390 px (a desktop and a phone), nor in
+    print layout at A4 width (794 CSS px); the report prints to a multi-page A4 PDF; the
+    contents list links to every section; every plot has a caption under it."""
+    from vcost.analysis import analyse_study
+    from vcost.report.study import render_study
+
+    sim = simulate_panel(PanelStudy(people=4, seed=4))
+    a = analyse_study(sim.trace, difficulty=sim.tasks.set_index("task_id")["difficulty"],
+                      reps=40)  # fmt: skip
+    paths = render_study(a, tmp_path / "out", label="SYNTHETIC EXAMPLE DATA: simulated")
+    url = paths["html"].resolve().as_uri()
+    context = chromium.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        page = context.new_page()
+        for width in (1280, 390):
+            page.set_viewport_size({"width": width, "height": 900})
+            page.goto(url, wait_until="load")
+            found = page.evaluate(_OVERFLOW)
+            page.screenshot(path=str(artifacts / f"study-report-{width}px.png"))
+            assert found["scroll"] <= width, found
+            assert not found["culprits"], found
+        page.emulate_media(media="print")
+        page.set_viewport_size({"width": 794, "height": 1123})
+        page.goto(url, wait_until="load")
+        found = page.evaluate(_OVERFLOW)
+        assert found["scroll"] <= 794, found
+        page.emulate_media(media="screen")
+        links = page.eval_on_selector_all("nav a", "as => as.map(a => a.getAttribute('href'))")
+        ids = set(page.eval_on_selector_all("h2[id]", "hs => hs.map(h => '#' + h.id)"))
+        captions = page.eval_on_selector_all(
+            "figure", "fs => fs.map(f => f.lastElementChild.tagName + f.innerText.length)"
+        )
+        marked = page.eval_on_selector_all(
+            "figure svg", "ss => ss.filter(s => s.textContent.includes('SYNTHETIC')).length"
+        )
+        pdf = artifacts / "study-report-a4.pdf"
+        page.pdf(path=str(pdf), format="A4")
+    finally:
+        context.close()
+    assert len(links) > 20
+    assert set(links) <= ids
+    assert captions
+    assert all(c.startswith("FIGCAPTION") for c in captions)
+    assert marked == len(captions)
+    data = pdf.read_bytes()
+    assert data.startswith(b"%PDF")
+    pages = max(int(n) for n in re.findall(rb"/Count (\d+)", data))
+    assert pages > 3  # A4 pages of the whole report

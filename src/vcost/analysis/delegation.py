@@ -22,10 +22,11 @@ attempts on each side (2 and 2 with 4 people), too few for any resampling interv
 
 from __future__ import annotations
 
-from typing import Any
+import warnings
 
 import numpy as np
 import pandas as pd
+from scipy.stats import t as t_dist
 
 from vcost.analysis._attempts import difficulty_levels
 from vcost.stats.bootstrap import cluster_t_interval, cluster_weights
@@ -119,20 +120,90 @@ _BY_COLUMNS = ["do_time", "check_time", "non_accept_rate", "delegation_time", "s
                "saving_correct_only"]  # fmt: skip
 
 
-def _group_row(
-    sub: pd.DataFrame, reps: int, rng: np.random.Generator, alpha: float
-) -> dict[str, Any]:
-    est = _estimates(sub, reps=reps, rng=rng, alpha=alpha)
-    row: dict[str, Any] = {k: est[k][0] for k in _BY_COLUMNS}
-    for k in ("saving", "saving_correct_only"):
-        row[f"{k}_lower"], row[f"{k}_upper"] = est[k][1], est[k][2]
-    saving, lo, hi = est["saving"]
-    row["breaks_even"] = bool(saving > 0) if np.isfinite(saving) else None
-    row["decided"] = bool(lo > 0 or hi < 0) if np.isfinite(lo) else False
-    row["do_attempts"] = int((sub["block"] == "do").sum())
-    row["checks"] = int((sub["block"] == "check").sum())
-    row["tasks"] = int(sub["task_id"].nunique())
-    return row
+def _cells(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """``frame`` with a ``_cell`` column: one label per group of ``keys`` values."""
+    out = frame.copy()
+    out["_cell"] = (
+        out[keys].astype(str).agg("\x1f".join, axis=1) if keys else pd.Series("", index=out.index)
+    )
+    return out
+
+
+def _grouped(
+    frames: list[pd.DataFrame], *, reps: int, rng: np.random.Generator, alpha: float
+) -> pd.DataFrame:
+    """Every :func:`_stats` number with intervals for many groups of attempts at once.
+
+    ``frames`` hold the groups' rows with a ``_cell`` label (a row may sit in several groups,
+    e.g. a person's "all" cell and their per-label cell). Each group resamples its own tasks:
+    one vectorised draw gives every group's task multiplicities per replicate, and
+    ``np.add.reduceat`` the groups' weighted column sums (no Python loop over groups).
+    """
+    att = pd.concat(frames, ignore_index=True).sort_values("_cell", kind="stable")
+    cols = _columns(att)
+    names = list(cols)
+    x = np.column_stack([cols[n] for n in names])
+    cell_codes, cells = pd.factorize(att["_cell"], sort=True)
+    starts = np.flatnonzero(np.r_[True, np.diff(cell_codes) != 0])
+    slot, slot_keys = pd.factorize(att["_cell"] + "\x1e" + att["task_id"].astype(str), sort=True)
+    slot_cell = np.asarray(pd.Index(slot_keys).str.split("\x1e").str[0])
+    slot_cell_code = pd.Index(cells).get_indexer(slot_cell)
+    tasks = np.bincount(slot_cell_code, minlength=len(cells))
+    first = np.r_[0, np.cumsum(tasks)[:-1]]
+    point_sums = np.add.reduceat(x, starts, axis=0)
+    point = _stats({n: point_sums[:, i] for i, n in enumerate(names)})
+    out = pd.DataFrame({"_cell": np.asarray(cells), "tasks": tasks})
+    for key, value in point.items():
+        out[key] = value
+    if reps >= 2:
+        n_slots = len(slot_keys)
+        chunk = max(1, min(reps, 4_000_000 // max(len(att), 1)))
+        boot: dict[str, list[np.ndarray]] = {k: [] for k in point}
+        for start in range(0, reps, chunk):
+            k = min(chunk, reps - start)
+            u = rng.random((k, n_slots))
+            draws = first[slot_cell_code] + np.floor(u * tasks[slot_cell_code]).astype(np.intp)
+            draws += np.arange(k)[:, None] * n_slots
+            counts = np.bincount(draws.ravel(), minlength=k * n_slots).reshape(k, n_slots)
+            w = counts[:, slot].astype(float)
+            sums = np.stack([np.add.reduceat(w * x[:, i], starts, axis=1)
+                             for i in range(len(names))], axis=-1)  # fmt: skip
+            part = _stats({n: sums[..., i] for i, n in enumerate(names)})
+            for key in boot:
+                boot[key].append(part[key])
+        crit = t_dist.ppf(1.0 - alpha / 2.0, np.maximum(tasks - 1, 1))
+        factor = np.sqrt(tasks / np.maximum(tasks - 1, 1))
+        for key, value in point.items():
+            b = np.concatenate(boot[key], axis=0)
+            b = np.where(np.isfinite(b), b, np.nan)
+            with warnings.catch_warnings():  # a cell with < 2 finite replicates: NaN, on purpose
+                warnings.simplefilter("ignore", RuntimeWarning)
+                sd = np.nanstd(b, axis=0, ddof=1)
+            half = np.where(tasks >= 2, crit * sd * factor, np.nan)
+            out[f"{key}_lower"], out[f"{key}_upper"] = value - half, value + half
+    counts_do = np.add.reduceat(cols["do"], starts)
+    counts_check = np.add.reduceat(cols["check"], starts)
+    out["do_attempts"], out["checks"] = counts_do.astype(int), counts_check.astype(int)
+    return out
+
+
+def _finish(table: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """Split the cell label back into ``keys`` and order the break-even columns."""
+    parts = table["_cell"].str.split("\x1f", expand=True) if keys else None
+    for i, key in enumerate(keys):
+        assert parts is not None
+        table[key] = parts[i]
+    saving, lo = table["saving"], table.get("saving_lower")
+    table["breaks_even"] = [bool(v > 0) if np.isfinite(v) else None for v in saving]
+    table["decided"] = (
+        ((table["saving_lower"] > 0) | (table["saving_upper"] < 0)).to_numpy(bool)
+        if lo is not None
+        else False
+    )
+    columns = [*keys, *_BY_COLUMNS, "saving_lower", "saving_upper", "saving_correct_only_lower",
+               "saving_correct_only_upper", "breaks_even", "decided", "do_attempts", "checks",
+               "tasks"]  # fmt: skip
+    return table.reindex(columns=columns)
 
 
 def break_even_by(
@@ -140,13 +211,16 @@ def break_even_by(
 ) -> pd.DataFrame:
     """Break-even over all tasks and per difficulty label, with task-bootstrap intervals."""
     att = attempts[attempts["block"].isin(["do", "check"])]
-    rng = np.random.default_rng(seed)
-    rows = []
     levels = difficulty_levels(att["difficulty"])
-    for d in ["all", *(levels if len(levels) > 1 else [])]:
-        sub = att if d == "all" else att[att["difficulty"] == d]
-        rows.append({"difficulty": d, **_group_row(sub, reps, rng, alpha)})
-    return pd.DataFrame(rows)
+    frames = [att.assign(_cell="all")]
+    if len(levels) > 1:
+        frames.append(att.assign(_cell=att["difficulty"].astype(str)))
+    table = _grouped(frames, reps=reps, rng=np.random.default_rng(seed), alpha=alpha)
+    order = {d: i for i, d in enumerate(["all", *levels])}
+    table = table.sort_values("_cell", key=lambda c: c.map(order)).reset_index(drop=True)
+    out = _finish(table, [])
+    out.insert(0, "difficulty", table["_cell"].to_numpy())
+    return out
 
 
 def person_break_even(
@@ -154,15 +228,16 @@ def person_break_even(
 ) -> pd.DataFrame:
     """Each person's break-even, overall and per difficulty label (their own tasks resampled)."""
     att = attempts[attempts["block"].isin(["do", "check"])]
-    rng = np.random.default_rng(seed)
-    rows = []
-    for v, sub in att.groupby("verifier_id", sort=True):
-        levels = difficulty_levels(sub["difficulty"])
-        for d in ["all", *(levels if len(levels) > 1 else [])]:
-            cell = sub if d == "all" else sub[sub["difficulty"] == d]
-            rows.append({"verifier_id": v, "difficulty": d,
-                         **_group_row(cell, reps, rng, alpha)})  # fmt: skip
-    return pd.DataFrame(rows)
+    split = len(difficulty_levels(att["difficulty"])) > 1
+    frames = [_cells(att.assign(difficulty="all"), ["verifier_id", "difficulty"])]
+    if split:
+        frames.append(_cells(att, ["verifier_id", "difficulty"]))
+    table = _grouped(frames, reps=reps, rng=np.random.default_rng(seed), alpha=alpha)
+    out = _finish(table, ["verifier_id", "difficulty"])
+    levels = ["all", *difficulty_levels(att["difficulty"])]
+    rank = out["difficulty"].map({d: i for i, d in enumerate(levels)})
+    out = out.assign(_rank=rank).sort_values(["verifier_id", "_rank"], kind="stable")
+    return out.drop(columns="_rank").reset_index(drop=True)
 
 
 def break_even_tasks(attempts: pd.DataFrame) -> pd.DataFrame:

@@ -70,19 +70,25 @@ def h3_medians(attempts: pd.DataFrame, *, alpha: float = 0.05) -> pd.DataFrame:
     """Median times of false accepts and correct rejects with intervals, overall and per person."""
     ch = _verdicts(attempts)
     rows = []
-    groups = [("all", ch), *sorted(ch.groupby("verifier_id"), key=lambda g: str(g[0]))]
-    for who, sub in groups:
+    cells = {key: (g["effort"].to_numpy(float), g["relative"].to_numpy(float))
+             for key, g in ch.groupby(["verifier_id", "verdict_kind"], sort=False)}  # fmt: skip
+    people = sorted(ch["verifier_id"].unique(), key=str)
+    for who in ["all", *people]:
         row: dict[str, Any] = {"verifier_id": who}
         for kind in _KINDS:
-            k = sub[sub["verdict_kind"] == kind]
-            raw = median_interval(k["effort"], alpha=alpha)
-            rel = median_interval(k["relative"].dropna(), alpha=alpha)
+            if who == "all":
+                k = ch[ch["verdict_kind"] == kind]
+                effort, relative = k["effort"].to_numpy(float), k["relative"].to_numpy(float)
+            else:
+                effort, relative = cells.get((who, kind), (np.empty(0), np.empty(0)))
+            raw = median_interval(effort, alpha=alpha)
+            rel = median_interval(relative, alpha=alpha)  # NaN (no do attempt) dropped
             row[f"{kind}_n"] = raw.n
             row[f"{kind}_median"] = raw.value
-            row[f"{kind}_lower"], row[f"{kind}_upper"] = raw.lower, raw.upper
+            row[f"{kind}_median_lower"], row[f"{kind}_median_upper"] = raw.lower, raw.upper
             row[f"{kind}_relative_median"] = rel.value
-            row[f"{kind}_relative_lower"] = rel.lower
-            row[f"{kind}_relative_upper"] = rel.upper
+            row[f"{kind}_relative_median_lower"] = rel.lower
+            row[f"{kind}_relative_median_upper"] = rel.upper
         row["faster_accepts"] = (
             bool(row["false_accept_median"] < row["correct_reject_median"])
             if row["false_accept_n"] and row["correct_reject_n"]

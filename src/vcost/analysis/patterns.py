@@ -54,4 +54,6 @@ def pattern_counts(
     per = h3[h3["verifier_id"] != "all"]
     faster = per["faster_accepts"].map(lambda v: np.nan if v is None else float(bool(v)))
     rows.append(_row("H3: false accepts faster than correct rejects (medians)", faster, None))
-    return pd.DataFrame(rows, columns=["pattern", "people", "showing", "clear_of_null"])
+    out = pd.DataFrame(rows, columns=["pattern", "people", "showing", "clear_of_null"])
+    out["clear_of_null"] = out["clear_of_null"].astype("Int64")  # counts, None where no interval
+    return out

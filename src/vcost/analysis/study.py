@@ -263,7 +263,7 @@ def _headline(att: pd.DataFrame, reps: int, seed: int, alpha: float, method: str
         checks = sub[sub["block"] == "check"]
         for name, est in rates(checks, alpha=alpha, method=method).items():
             row[f"{name}_rate"] = est.value
-            row[f"{name}_lower"], row[f"{name}_upper"] = est.lower, est.upper
+            row[f"{name}_rate_lower"], row[f"{name}_rate_upper"] = est.lower, est.upper
         rows.append(row)
     return pd.DataFrame(rows)
 

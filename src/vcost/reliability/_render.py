@@ -436,12 +436,20 @@ def render_markdown(card: GraderCard) -> str:
     return "\n".join(lines)
 
 
-_CSS = """
-body{font-family:system-ui,sans-serif;max-width:72rem;margin:2rem auto;padding:0 1rem;color:#222}
-table{border-collapse:collapse;margin:.5rem 0 1rem}td,th{border:1px solid #ccc;padding:.25rem .5rem;
-text-align:left;vertical-align:top;font-size:.9rem}th{background:#f3f3f3}
+_CSS = """*{box-sizing:border-box}
+body{font-family:system-ui,sans-serif;line-height:1.45;max-width:72rem;margin:2rem auto;
+padding:0 1rem;color:#222;overflow-wrap:anywhere}
+table{border-collapse:collapse;margin:.5rem 0 1rem;overflow-wrap:normal}
+td,th{border:1px solid #ccc;padding:.25rem .5rem;text-align:left;vertical-align:top;
+font-size:.9rem}th{background:#f3f3f3}
+.wide{overflow-x:auto;max-width:100%}
 .synthetic{background:#fff3cd;border:2px solid #c90;padding:.5rem 1rem;font-weight:bold}
 .yes{color:#070;font-weight:bold}.no{color:#a00;font-weight:bold}
+nav ol{columns:2;font-size:.9rem}@media (max-width:40rem){nav ol{columns:1}}
+@page{size:A4;margin:14mm}
+@media print{body{max-width:none;margin:0;padding:0;font-size:10pt}nav{display:none}
+.wide{overflow:visible}table{font-size:8pt;width:100%}td,th{overflow-wrap:anywhere}
+tr,.synthetic{break-inside:avoid}h2{break-after:avoid}}
 """
 
 
@@ -451,6 +459,7 @@ def render_html(card: GraderCard) -> str:
     parts = [
         "<!doctype html>",
         '<html lang="en"><head><meta charset="utf-8">',
+        "<meta name='viewport' content='width=device-width, initial-scale=1'>",
         f"<title>Grader card: {e(card.verifier.name)}</title>",
         f"<style>{_CSS}</style></head><body>",
         f"<h1>Grader card: {e(card.verifier.name)} on {e(card.task_class)}</h1>",
@@ -460,11 +469,17 @@ def render_html(card: GraderCard) -> str:
             '<p class="synthetic" id="synthetic">SYNTHETIC VERIFIER: not a real model. '
             "The numbers illustrate the method only.</p>"
         )
-    for heading, head, rows, paragraphs in _sections(card):
-        slug = heading.split(":")[0].split(" (")[0].lower().replace(" ", "-")
+    sections = _sections(card)
+    slugs = [h.split(":")[0].split(" (")[0].lower().replace(" ", "-") for h, *_ in sections]
+    parts.append("<nav aria-label='Contents'><h2>Contents</h2><ol>")
+    parts += [f'<li><a href="#{e(slug)}">{e(h)}</a></li>'
+              for slug, (h, *_) in zip(slugs, sections, strict=True)]  # fmt: skip
+    parts.append("</ol></nav>")
+    for slug, (heading, head, rows, paragraphs) in zip(slugs, sections, strict=True):
         parts.append(f'<section id="{e(slug)}"><h2>{e(heading)}</h2>')
         if rows:
-            parts.append("<table><thead><tr>" + "".join(f"<th>{e(h)}</th>" for h in head))
+            parts.append('<div class="wide" tabindex="0"><table><thead><tr>')
+            parts.append("".join(f"<th>{e(h)}</th>" for h in head))
             parts.append("</tr></thead><tbody>")
             for row in rows:
                 cells = []
@@ -472,7 +487,7 @@ def render_html(card: GraderCard) -> str:
                     css = f' class="{c}"' if c in ("yes", "no") else ""
                     cells.append(f"<td{css}>{e(c)}</td>")
                 parts.append("<tr>" + "".join(cells) + "</tr>")
-            parts.append("</tbody></table>")
+            parts.append("</tbody></table></div>")
         parts += [f"<p>{e(p)}</p>" for p in paragraphs]
         parts.append("</section>")
     parts.append("</body></html>")

@@ -12,6 +12,7 @@ undefined (NaN ends), which the report says.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -45,11 +46,18 @@ def median_interval(values: ArrayLike, *, alpha: float = 0.05) -> MedianInterval
     if n == 0:
         return MedianInterval(nan, nan, nan, 0, nan)
     centre = float(np.median(x))
-    # P(B <= l - 1) <= alpha / 2 for the largest such l (1-based rank).
+    lo_rank, coverage = _rank(n, alpha)
+    if lo_rank == 0:
+        return MedianInterval(centre, nan, nan, n, nan)
+    return MedianInterval(centre, float(x[lo_rank - 1]), float(x[n - lo_rank]), n, coverage)
+
+
+@lru_cache(maxsize=4096)
+def _rank(n: int, alpha: float) -> tuple[int, float]:
+    """The largest 1-based rank l with P(B <= l - 1) <= alpha / 2, and the coverage (0 if none)."""
     ranks = np.arange(1, n // 2 + 1)
     ok = ranks[binom.cdf(ranks - 1, n, 0.5) <= alpha / 2.0]
     if ok.size == 0:
-        return MedianInterval(centre, nan, nan, n, nan)
+        return 0, float("nan")
     lo_rank = int(ok.max())
-    coverage = float(1.0 - 2.0 * binom.cdf(lo_rank - 1, n, 0.5))
-    return MedianInterval(centre, float(x[lo_rank - 1]), float(x[n - lo_rank]), n, coverage)
+    return lo_rank, float(1.0 - 2.0 * binom.cdf(lo_rank - 1, n, 0.5))
