@@ -309,7 +309,8 @@ def _spare_texts(study: Path) -> tuple[set[str], set[str]]:
     realism = json.loads((study / "realism.json").read_text())["answers"]
     bank = {t.id: t for t in load_bank(BUNDLED_BANK)}
     spare = {a["task_id"] for a in realism if bank[a["task_id"]].role == TaskRole.SPARE}
-    rated = {a["task_id"] for a in realism[:2]}  # realism_count = 2: the first two answers
+    # realism_count = 2 >= the 2 spare tasks: each rater rates one version of every spare task
+    rated = {a["task_id"] for a in realism}
     lines = set()
     for task_id in spare:
         task = bank[task_id]
@@ -403,7 +404,7 @@ def test_harness_release(filled: Filled, study: Path, spec_file: Path, tmp_path:
             assert material.loc[task_id, "held_out"] == "true"
             assert material.loc[task_id, "text_released"] == "false"
             assert material.loc[task_id, "title"] == ""
-            assert (ratings["task_id"] == task_id).sum() == 4  # 2 answers x 2 raters
+            assert (ratings["task_id"] == task_id).sum() == 2  # 1 version x 2 raters
         spare_ratings = ratings[ratings["task_id"].isin(spare)]
         assert sorted(spare_ratings["value"]) == ["2.0", "2.0", "3.0", "3.0"]
         assert set(data(out, "answers").query("task_id in @spare")["ground_truth"]) == {
