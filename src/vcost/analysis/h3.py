@@ -9,8 +9,9 @@ both raw and relative to each person's own do time", per person):
 - the test (vcost choice, declared): least squares of log check time on a false-accept
   indicator with person and difficulty fixed effects, over the false accepts and correct
   rejects; ``exp(b)`` is the ratio of (geometric mean) false-accept to correct-reject time within
-  a person and difficulty. Standard errors are the model-based least-squares ones with
-  t(N - K) critical values (statsmodels OLS), and a one-sided p-value for "faster" (b < 0). In
+  a person and difficulty, fitted within person (Frisch-Waugh, the same numbers as one dummy
+  per person). Standard errors are the model-based least-squares ones with t(N - K) critical
+  values, K counting the person effects, and a one-sided p-value for "faster" (b < 0). In
   simulated panels these covered 0.945 at 95 %; task-clustered CR1 errors with t(G - 1) covered
   only 0.92 (8 people) and 0.895 (4 people), because a task contributes at most a couple of
   these checks while the person effects are already in the model. With person
@@ -25,7 +26,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import statsmodels.api as sm
 from scipy.stats import t as t_dist
 
 from vcost.indicators import Estimate
@@ -98,19 +98,30 @@ def h3_medians(attempts: pd.DataFrame, *, alpha: float = 0.05) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _design(ch: pd.DataFrame) -> pd.DataFrame:
-    x = pd.DataFrame({"false_accept": (ch["verdict_kind"] == "false_accept").astype(float)})
-    for col in ("verifier_id", "difficulty"):
-        dummies = pd.get_dummies(ch[col].astype(str), prefix=col, drop_first=True, dtype=float)
-        x = pd.concat([x, dummies], axis=1)
-    x.insert(0, "const", 1.0)
-    keep: list[str] = []
-    basis = np.zeros((len(x), 0))
-    for name in x.columns:
-        trial = np.column_stack([basis, x[name].to_numpy(float)])
-        if np.linalg.matrix_rank(trial) > basis.shape[1]:
-            basis, keep = trial, [*keep, name]
-    return x[keep]
+def _within(ch: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, int]:
+    """log time and [false accept, difficulty dummies], demeaned within person, and the
+    number of person effects absorbed (Frisch-Waugh: the same slopes and residuals as the
+    regression with one dummy per person, at a cost linear in the panel size)."""
+    y = np.log(ch["effort"].to_numpy(float))
+    cols = [(ch["verdict_kind"] == "false_accept").to_numpy(float)]
+    dummies = pd.get_dummies(ch["difficulty"].astype(str), drop_first=True, dtype=float)
+    cols += [dummies[c].to_numpy() for c in dummies.columns]
+    x = np.column_stack(cols)
+    codes, people = pd.factorize(ch["verifier_id"])
+    counts = np.bincount(codes).astype(float)
+
+    def demean(v: np.ndarray) -> np.ndarray:
+        means = np.stack([np.bincount(codes, weights=v[:, j]) for j in range(v.shape[1])], 1)
+        out: np.ndarray = v - (means / counts[:, None])[codes]
+        return out
+
+    yd = demean(y[:, None])[:, 0]
+    xd = demean(x)
+    keep = [0]  # false accept first; difficulty dummies only where they add rank
+    for j in range(1, xd.shape[1]):
+        if np.linalg.matrix_rank(xd[:, [*keep, j]]) > len(keep):
+            keep.append(j)
+    return yd, xd[:, keep], len(people)
 
 
 def h3_test(attempts: pd.DataFrame, *, alpha: float = 0.05) -> H3Test:
@@ -123,13 +134,16 @@ def h3_test(attempts: pd.DataFrame, *, alpha: float = 0.05) -> H3Test:
     if fa == 0 or cr == 0 or tasks < 3:
         note = f"needs false accepts and correct rejects on 3+ tasks ({fa}, {cr}, {tasks} tasks)"
         return H3Test(nan, float("nan"), fa, cr, tasks, note=note)
-    x = _design(ch)
-    if "false_accept" not in x.columns or len(ch) <= x.shape[1]:
-        return H3Test(nan, float("nan"), fa, cr, tasks, note="too few checks for the model")
-    fit = sm.OLS(np.log(ch["effort"].to_numpy(float)), x).fit()
-    b = float(fit.params["false_accept"])
-    se = float(fit.bse["false_accept"])
-    df = float(fit.df_resid)
+    yd, xd, people = _within(ch)
+    df = len(ch) - people - xd.shape[1]
+    if df < 1 or np.linalg.matrix_rank(xd) < xd.shape[1]:
+        note = "false accepts and correct rejects do not vary within people: not estimable"
+        return H3Test(nan, float("nan"), fa, cr, tasks, note=note)
+    inv = np.linalg.inv(xd.T @ xd)
+    coef = inv @ xd.T @ yd
+    resid = yd - xd @ coef
+    b = float(coef[0])
+    se = float(np.sqrt(float(resid @ resid) / df * inv[0, 0]))
     crit = float(t_dist.ppf(1.0 - alpha / 2.0, df))
     ratio = Estimate(float(np.exp(b)), float(np.exp(b - crit * se)),
                      float(np.exp(b + crit * se)), len(ch))  # fmt: skip
