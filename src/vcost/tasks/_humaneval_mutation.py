@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -43,6 +44,9 @@ MAX_ADDED = 40
 SEARCH_EXAMPLES = 400
 MUTANT_SECONDS = 0.25
 MAX_PAIRS = 60
+AST_LOCK = threading.RLock()
+# Several imports in threads parsing and building syntax trees at once raised "SystemError:
+# AST constructor recursion depth mismatch" (a CPython bug) once in the tests: one at a time.
 CANDIDATE_SECONDS = 0.5
 CANDIDATE_MAX_MS = 250.0
 _FOR = re.compile(r"(\bfor\s+[\w, ()]+?\s+in\s+)([A-Za-z_][\w.]*)(\s*(?::|\bif\b|\]|\)|$))")
@@ -169,9 +173,11 @@ def kill_mutants(
     The search runs over the differential search's inputs that ``conforms`` accepts and over
     ``candidates`` (inputs the problem's own envelope generated, by mutating the originals).
     """
+    with AST_LOCK:  # CPython's ast module is not safe here from several threads at once
+        made = mutants(program, kind="code")
     found = [
         _Variant(m.source, m.line, f"line {m.line}: {m.description}")
-        for m in mutants(program, kind="code")
+        for m in made
         if m.line >= first_line
     ][:MAX_MUTANTS]
     found += _slips(program, first_line)

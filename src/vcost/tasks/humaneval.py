@@ -74,7 +74,7 @@ from vcost.errors import InputError
 from vcost.grading import values_equal
 from vcost.sandbox import CallResult, Limits, Sandbox
 from vcost.tasks._bank import BANK_FILE, MIN_TESTS_FLOOR, BankLimits, _is_int, bank_limits
-from vcost.tasks._humaneval_mutation import MutationReport, kill_mutants
+from vcost.tasks._humaneval_mutation import AST_LOCK, MutationReport, kill_mutants
 from vcost.tasks._humaneval_profile import InputProfile, _text
 
 __all__ = [
@@ -643,7 +643,8 @@ def convert_problem(
     ``flag_short`` (else skipped).
     """
     try:
-        prompt = _parse_prompt(problem)
+        with AST_LOCK:  # one thread at a time in the ast module (see _humaneval_mutation)
+            prompt = _parse_prompt(problem)
     except (SyntaxError, ValueError) as error:
         raise _SkipError(f"cannot read the prompt: {error}") from None
     originals, unrecorded = _record_inputs(problem, sandbox)
@@ -743,7 +744,8 @@ def convert_problem(
         tests[0]["tags"] = [*tests[0]["tags"], "typical"]
     original_count = len(tests) - len(generated) - (len(mutation.added) if mutation else 0)
     examples, examples_from = _examples(problem, prompt, doc_results, tests, tolerance)
-    difficulty, nodes = _difficulty(problem)
+    with AST_LOCK:
+        difficulty, nodes = _difficulty(problem)
     files = {
         "task.toml": _task_toml(problem, prompt, difficulty, floats, checklist, below_minimum),
         "spec.md": _spec(problem, prompt, examples, tolerance, checklist),
