@@ -10,7 +10,6 @@ from typing import Any
 
 from _harness_support import Client, invite, rows
 
-from vcost.harness import open_study
 from vcost.store import Store
 from vcost.store import _schema as s
 
@@ -47,16 +46,8 @@ def test_a_crowd_entrant_is_told_their_platform_ids_are_kept(
     demo_study: Path, tmp_path: Path, start_server: Any
 ) -> None:
     url = f"sqlite:///{tmp_path / 'vcost.db'}"
-    harness = open_study(demo_study, url)  # the crowd entry takes the place before start-up
-    try:
-        token = harness.enter_crowd(
-            {"PROLIFIC_PID": "abc123", "STUDY_ID": "s1", "SESSION_ID": "x1"}
-        )
-    finally:
-        harness.store.close()
-    assert token is not None
     server = start_server(demo_study, url)
-    page = Client(server.base).get(f"/i/{token}")
+    page = Client(server.base).get("/enter?PROLIFIC_PID=abc123&STUDY_ID=s1&SESSION_ID=x1")
     assert "Before you start" in page.body, page.body[:500]
     assert "study-platform IDs" in _recorded(page.body)
     with Store.open(url) as store:

@@ -120,12 +120,18 @@ _BY_COLUMNS = ["do_time", "check_time", "non_accept_rate", "delegation_time", "s
                "saving_correct_only"]  # fmt: skip
 
 
+_FINISHED_COLUMNS = [*_BY_COLUMNS, "saving_lower", "saving_upper", "saving_correct_only_lower",
+                     "saving_correct_only_upper", "breaks_even", "decided", "do_attempts",
+                     "checks", "tasks"]  # fmt: skip
+
+
 def _cells(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     """``frame`` with a ``_cell`` column: one label per group of ``keys`` values."""
     out = frame.copy()
-    out["_cell"] = (
-        out[keys].astype(str).agg("\x1f".join, axis=1) if keys else pd.Series("", index=out.index)
-    )
+    cell = pd.Series("", index=out.index, dtype=object)
+    for i, key in enumerate(keys):  # column by column: also right for an empty frame
+        cell = cell + ("\x1f" if i else "") + out[key].astype(str)
+    out["_cell"] = cell
     return out
 
 
@@ -200,10 +206,7 @@ def _finish(table: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
         if lo is not None
         else False
     )
-    columns = [*keys, *_BY_COLUMNS, "saving_lower", "saving_upper", "saving_correct_only_lower",
-               "saving_correct_only_upper", "breaks_even", "decided", "do_attempts", "checks",
-               "tasks"]  # fmt: skip
-    return table.reindex(columns=columns)
+    return table.reindex(columns=[*keys, *_FINISHED_COLUMNS])
 
 
 def break_even_by(
@@ -211,6 +214,8 @@ def break_even_by(
 ) -> pd.DataFrame:
     """Break-even over all tasks and per difficulty label, with task-bootstrap intervals."""
     att = attempts[attempts["block"].isin(["do", "check"])]
+    if att.empty:  # no person did or checked anything (a trace of AI checkers only)
+        return pd.DataFrame(columns=["difficulty", *_FINISHED_COLUMNS])
     levels = difficulty_levels(att["difficulty"])
     frames = [att.assign(_cell="all")]
     if len(levels) > 1:
@@ -228,6 +233,8 @@ def person_break_even(
 ) -> pd.DataFrame:
     """Each person's break-even, overall and per difficulty label (their own tasks resampled)."""
     att = attempts[attempts["block"].isin(["do", "check"])]
+    if att.empty:  # no person did or checked anything (a trace of AI checkers only)
+        return pd.DataFrame(columns=["verifier_id", "difficulty", *_FINISHED_COLUMNS])
     split = len(difficulty_levels(att["difficulty"])) > 1
     frames = [_cells(att.assign(difficulty="all"), ["verifier_id", "difficulty"])]
     if split:

@@ -28,6 +28,8 @@ import builtins
 import re
 from dataclasses import dataclass
 
+from vcost._ast import locked_parse as _parse
+
 __all__ = ["Extraction", "extract_code", "extract_number"]
 
 _FENCE = re.compile(
@@ -61,7 +63,7 @@ def _lines(text: str) -> str:
 
 def _compiles(code: str) -> ast.Module | None:
     try:
-        return ast.parse(code)
+        return _parse(code)
     except (SyntaxError, ValueError):
         return None
 

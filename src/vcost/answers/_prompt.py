@@ -17,6 +17,7 @@ import re
 import tokenize
 from collections.abc import Iterable
 
+from vcost._ast import locked_parse as _parse
 from vcost.models import Messages
 from vcost.tasks import CodeTask, DataTask, Task
 
@@ -119,7 +120,7 @@ def identifying_strings(code: str, *, names: Iterable[str] = ()) -> list[str]:
     """The string literals (docstrings aside) of ``code`` that name a model or vendor: these
     cannot be blinded without changing what the code does."""
     try:
-        tree = ast.parse(code)
+        tree = _parse(code)
     except (SyntaxError, ValueError):
         return []
     pattern = _pattern(names)
@@ -137,7 +138,7 @@ def identifying_strings(code: str, *, names: Iterable[str] = ()) -> list[str]:
 def _blind_docstrings(code: str, pattern: re.Pattern[str]) -> str:
     """Identifying docstrings removed (``pass`` where one was a body's only statement)."""
     try:
-        tree = ast.parse(code)
+        tree = _parse(code)
     except (SyntaxError, ValueError):
         return code
     lines = code.splitlines(keepends=True)

@@ -30,6 +30,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from vcost._ast import locked_parse as _parse
 from vcost.stats import Interval, clopper_pearson
 
 __all__ = ["PERTURBATIONS", "FlipRate", "Perturbation", "flip_rate", "perturb"]
@@ -110,7 +111,7 @@ def _longer(code: str, tree: ast.Module) -> str:
             out.append("\n" if line.endswith("\n") else "\n\n")
     longer = "".join(out)
     try:
-        same = ast.dump(ast.parse(longer)) == ast.dump(tree)
+        same = ast.dump(_parse(longer)) == ast.dump(tree)
     except (SyntaxError, ValueError):
         same = False
     return longer if same else code
@@ -121,7 +122,7 @@ def perturb(code: str, perturbation: Perturbation) -> str:
     if perturbation in ("standard", "same-family"):
         return code
     try:
-        tree = ast.parse(code)
+        tree = _parse(code)
     except (SyntaxError, ValueError):
         return code  # nothing safe to do with code that does not parse
     if perturbation == "length-long":

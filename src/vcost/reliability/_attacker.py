@@ -30,6 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from vcost._ast import locked_parse as _parse
 from vcost.answers import extract_code
 from vcost.models import ModelClient, ModelConfig
 from vcost.reliability._exploit import Candidate, Feedback
@@ -74,7 +75,7 @@ def same_program(a: str, b: str) -> bool:
     """Whether two Python sources are one program once comments, docstrings and layout are set
     aside (equal syntax trees); False when either does not parse."""
     try:
-        trees = [_strip_docstrings(ast.parse(x)) for x in (a, b)]
+        trees = [_strip_docstrings(_parse(x)) for x in (a, b)]
     except (SyntaxError, ValueError):
         return False
     return ast.dump(trees[0]) == ast.dump(trees[1])

@@ -27,26 +27,23 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from vcost._ast import AST_LOCK
 from vcost.grading import time_limits, values_equal
 from vcost.plant import mutants
 from vcost.plant._distinguish import DifferentialSearch
 from vcost.sandbox import CallResult, Sandbox
 
-__all__ = ["MutationReport", "kill_mutants"]
+__all__ = ["AST_LOCK", "MutationReport", "kill_mutants"]
 
 MAX_MUTANTS = 120
 MAX_ADDED = 40
 SEARCH_EXAMPLES = 400
 MUTANT_SECONDS = 0.25
 MAX_PAIRS = 60
-AST_LOCK = threading.RLock()
-# Several imports in threads parsing and building syntax trees at once raised "SystemError:
-# AST constructor recursion depth mismatch" (a CPython bug) once in the tests: one at a time.
 CANDIDATE_SECONDS = 0.5
 CANDIDATE_MAX_MS = 250.0
 _FOR = re.compile(r"(\bfor\s+[\w, ()]+?\s+in\s+)([A-Za-z_][\w.]*)(\s*(?::|\bif\b|\]|\)|$))")
