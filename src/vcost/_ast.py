@@ -11,13 +11,26 @@ from __future__ import annotations
 
 import ast
 import threading
+from typing import Literal, overload
 
 __all__ = ["AST_LOCK", "locked_parse"]
 
 AST_LOCK = threading.RLock()
 
 
-def locked_parse(source: str) -> ast.Module:
-    """``ast.parse(source)`` under :data:`AST_LOCK`."""
+@overload
+def locked_parse(source: str) -> ast.Module: ...
+@overload
+def locked_parse(source: str, mode: Literal["exec"]) -> ast.Module: ...
+@overload
+def locked_parse(source: str, mode: Literal["eval"]) -> ast.Expression: ...
+
+
+def locked_parse(
+    source: str, mode: Literal["exec", "eval"] = "exec"
+) -> ast.Module | ast.Expression:
+    """``ast.parse(source, mode=mode)`` under :data:`AST_LOCK`."""
     with AST_LOCK:
-        return ast.parse(source)
+        tree = ast.parse(source, mode=mode)
+    assert isinstance(tree, ast.Module | ast.Expression)
+    return tree

@@ -6,6 +6,7 @@ import ast
 import difflib
 from typing import Literal, cast
 
+from vcost._ast import locked_parse as _parse
 from vcost.errors import InputError
 from vcost.plant._data_operators import DATA_OPERATORS
 from vcost.plant._model import ErrorType, Mutant
@@ -57,7 +58,7 @@ def mutants(source: str, *, kind: Literal["code", "data"]) -> list[Mutant]:
             f"the answer does not parse: {error.msg}", line=error.lineno, hint="fix the source"
         ) from None
     operators = CODE_OPERATORS if kind == "code" else DATA_OPERATORS
-    original = _degenerate(ast.parse(source))
+    original = _degenerate(_parse(source))
     seen = {source}
     found: list[Mutant] = []
     for operator in operators:
@@ -66,7 +67,7 @@ def mutants(source: str, *, kind: Literal["code", "data"]) -> list[Mutant]:
                 continue
             seen.add(edit.source)
             try:
-                tree = ast.parse(edit.source)
+                tree = _parse(edit.source)
             except SyntaxError:
                 continue
             if _degenerate(tree) > original:

@@ -19,6 +19,8 @@ import tokenize
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from vcost._ast import locked_parse as _parse
+
 __all__ = ["Edit", "SourceText", "precedence"]
 
 
@@ -81,13 +83,13 @@ def precedence(node: ast.expr) -> int:
 
 def _text_precedence(text: str) -> int:
     try:
-        tree = ast.parse(text.strip(), mode="eval")
+        tree = _parse(text.strip(), mode="eval")
     except SyntaxError:
         return 0
     if text.lstrip().startswith("(") and text.rstrip().endswith(")"):
         # "(a + b)" parses to the BinOp: its own parentheses make it an atom
         try:
-            ast.parse(text.strip()[1:-1], mode="eval")
+            _parse(text.strip()[1:-1], mode="eval")
         except SyntaxError:
             return precedence(tree.body)
         inner = text.strip()[1:-1]
@@ -113,7 +115,7 @@ class SourceText:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.tree = ast.parse(text)
+        self.tree = _parse(text)
         self.lines = text.splitlines(keepends=True)
         self._starts: list[int] = []
         total = 0

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from vcost._ast import locked_parse as _parse
 from vcost.checkers import check_value
 from vcost.errors import InputError
 from vcost.grading import values_equal
@@ -100,7 +101,7 @@ def parse_examples(text: str, entry_point: str) -> list[tuple[list[Any], Any]]:
     def flush() -> None:
         if call is None:
             return
-        node = ast.parse(call, mode="eval").body
+        node = _parse(call, mode="eval").body
         if not (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Name)

@@ -70,6 +70,7 @@ from importlib import metadata, resources
 from pathlib import Path
 from typing import Any
 
+from vcost._ast import locked_parse as _parse
 from vcost.errors import InputError
 from vcost.grading import values_equal
 from vcost.sandbox import CallResult, Limits, Sandbox
@@ -290,7 +291,7 @@ def _normalise(value: Any) -> Any:
 
 def _parse_call(text: str, entry_point: str) -> list[Any] | None:
     try:
-        node = ast.parse(text.strip(), mode="eval").body
+        node = _parse(text.strip(), mode="eval").body
     except SyntaxError:
         return None
     if not (
@@ -394,7 +395,7 @@ def _description(lines: list[str]) -> str:
 
 
 def _parse_prompt(problem: HumanEvalProblem) -> _Prompt:
-    tree = ast.parse(problem.prompt)
+    tree = _parse(problem.prompt)
     function = _entry_function(tree, problem.entry_point)
     doc = _docstring_node(function)
     lines = problem.prompt.splitlines()
@@ -424,7 +425,7 @@ def _title(problem: HumanEvalProblem) -> str:
 
 
 def _difficulty(problem: HumanEvalProblem) -> tuple[str, int]:
-    tree = ast.parse(problem.program)
+    tree = _parse(problem.program)
     function = _entry_function(tree, problem.entry_point)
     doc = _docstring_node(function)
     body = [n for n in function.body if n is not doc]
