@@ -105,13 +105,16 @@ def pigeonhole_sums(
     n_rows, n_cols = int(r.max()) + 1, int(c.max()) + 1
     # Replicates are accumulated in float32 (exact small-integer weights; relative rounding
     # ~1e-6, far below bootstrap noise) for half the memory traffic; ``point`` stays float64.
-    y32 = y.astype(np.float32)
-    out = np.empty((reps, y.shape[1]))
+    # All-zero columns (e.g. false rejects among GT-incorrect outputs) have zero replicate sums
+    # exactly; they are left out of the product.
+    live = np.flatnonzero(np.any(y != 0.0, axis=0))
+    y32 = y[:, live].astype(np.float32)
+    out = np.zeros((reps, y.shape[1]))
     for start in range(0, reps, chunk):
         k = min(chunk, reps - start)
         weight = _multiplicities(rng, n_rows, k)[:, r]
         weight *= _multiplicities(rng, n_cols, k)[:, c]
-        out[start : start + k] = weight @ y32
+        out[start : start + k, live] = weight @ y32
     return ReplicateSums(point, out)
 
 
