@@ -372,19 +372,35 @@ _RATES = (
 )
 _COLUMNS = ("n", *_RATES, "usage", "effort", "verdicts", "right_verdicts", "success_effort")
 _WIDTH = len(_COLUMNS)
+# The columns actually bootstrapped: the others are sums of these (wrong = false accept + false
+# reject, verdicts = success + wrong, right verdicts = success), so their replicate sums are
+# added up afterwards instead of entering the matrix product. Sums of 0/1 columns with integer
+# weights are exact integers in float32 (below 2**24), so the sums are the same numbers.
+_BOOTSTRAPPED = tuple(c for c in _COLUMNS if c not in ("wrong", "verdicts", "right_verdicts"))
+_BOOT_WIDTH = len(_BOOTSTRAPPED)
 
 
-def _stratum_columns(e: _Episodes, rows: NDArray[np.intp], mask: NDArray[np.bool_]) -> Float:
-    """Per-episode summands of every statistic of one stratum (see ``_COLUMNS``)."""
+def _stratum_columns(
+    e: _Episodes, rows: NDArray[np.intp], mask: NDArray[np.bool_], out: Float
+) -> None:
+    """Fill ``out`` (episodes x ``_BOOTSTRAPPED``) with one stratum's per-episode summands."""
     m = mask.astype(np.float64)
-    cols = [m]
-    cols += [getattr(e, name)[rows] * m for name in _RATES]
-    cols.append(e.usage[rows] * m)
-    cols.append(e.effort[rows] * m)
-    cols.append(e.has_verdict[rows] * m)
-    cols.append(e.success[rows] * m)
-    cols.append(e.effort[rows] * e.success[rows] * m)
-    return np.column_stack(cols)
+    source: dict[str, NDArray[Any]] = {
+        name: getattr(e, name)[rows] for name in ("success", *_RATES[2:], "usage", "effort")
+    }
+    source["success_effort"] = e.effort[rows] * source["success"]
+    out[:, 0] = m
+    for j, name in enumerate(_BOOTSTRAPPED[1:], start=1):
+        np.multiply(source[name], m, out=out[:, j])
+
+
+def _expand(sums: Float) -> Float:
+    """Sums in ``_BOOTSTRAPPED`` layout (last axis) to the full ``_COLUMNS`` layout."""
+    b = {c: sums[..., i] for i, c in enumerate(_BOOTSTRAPPED)}
+    b["wrong"] = b["false_accept"] + b["false_reject"]
+    b["verdicts"] = b["success"] + b["wrong"]
+    b["right_verdicts"] = b["success"]
+    return np.stack([b[c] for c in _COLUMNS], axis=-1)
 
 
 def _ratio(num: Float, den: Float) -> Float:
@@ -420,8 +436,8 @@ def _stratum(
     return StratumIndicators(
         stratum=name,
         episodes=n,
-        outputs=int(np.unique(e.output[sel]).size),
-        verifiers=int(np.unique(e.verifier[sel]).size),
+        outputs=int(np.count_nonzero(np.bincount(e.output[sel]))),
+        verifiers=int(np.count_nonzero(np.bincount(e.verifier[sel]))),
         success=est("success"),
         wrong_verdict=est("wrong"),
         false_accept=est("false_accept"),
@@ -452,7 +468,9 @@ def _strata_for(
     sums are added up from theirs instead of being bootstrapped again.
     """
     names = list(masks)
-    values = np.hstack([_stratum_columns(e, rows, masks[k]) for k in names])
+    values = np.empty((rows.size, _BOOT_WIDTH * len(names)))
+    for i, k in enumerate(names):
+        _stratum_columns(e, rows, masks[k], values[:, i * _BOOT_WIDTH : (i + 1) * _BOOT_WIDTH])
     sums = pigeonhole_sums(
         values,
         pd.factorize(e.verifier[rows])[0],
@@ -460,8 +478,11 @@ def _strata_for(
         reps=s.bootstrap_reps,
         seed=s.seed,
     )
-    point = {k: sums.point[i * _WIDTH : (i + 1) * _WIDTH] for i, k in enumerate(names)}
-    reps = {k: sums.replicates[:, i * _WIDTH : (i + 1) * _WIDTH] for i, k in enumerate(names)}
+    width = _BOOT_WIDTH
+    point = {k: _expand(sums.point[i * width : (i + 1) * width]) for i, k in enumerate(names)}
+    reps = {
+        k: _expand(sums.replicates[:, i * width : (i + 1) * width]) for i, k in enumerate(names)
+    }
     all_masks = dict(masks)
     for union, parts in (unions or {}).items():
         point[union] = np.sum([point[p] for p in parts], axis=0)

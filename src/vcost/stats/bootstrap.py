@@ -29,6 +29,10 @@ __all__ = [
 ]
 
 
+_CACHE_WEIGHTS = 1 << 24  # weights (floats) per cluster table in one block of replicates
+_CACHE_BLOCK = 1 << 19  # episode weights (floats) per block of the matrix product
+
+
 @dataclass(frozen=True)
 class ReplicateSums:
     """Column sums of the data (``point``) and of each bootstrap replicate (``replicates``)."""
@@ -105,13 +109,36 @@ def pigeonhole_sums(
     n_rows, n_cols = int(r.max()) + 1, int(c.max()) + 1
     # Replicates are accumulated in float32 (exact small-integer weights; relative rounding
     # ~1e-6, far below bootstrap noise) for half the memory traffic; ``point`` stays float64.
-    y32 = y.astype(np.float32)
-    out = np.empty((reps, y.shape[1]))
-    for start in range(0, reps, chunk):
-        k = min(chunk, reps - start)
-        weight = _multiplicities(rng, n_rows, k)[:, r]
-        weight *= _multiplicities(rng, n_cols, k)[:, c]
-        out[start : start + k] = weight @ y32
+    # All-zero columns (e.g. false rejects among GT-incorrect outputs) have zero replicate sums
+    # exactly; they are left out of the product.
+    live = np.flatnonzero(np.any(y != 0.0, axis=0))
+    # Episodes in column-cluster order: the (large) output weight table is then read in
+    # sequence rather than at random.
+    order = np.argsort(c, kind="stable")
+    r, c = r[order], c[order]
+    y32 = y[order][:, live].astype(np.float32)
+    out = np.zeros((reps, y.shape[1]))
+    # Weights are laid out cluster x replicate so that an episode's weights are one contiguous
+    # row (a row gather, not a scattered column gather), and episodes are taken in blocks whose
+    # weights stay in cache for the matrix product. Random numbers are drawn in ``chunk``s of
+    # replicates in the same order as one chunk at a time, so seeded results do not depend on
+    # the block sizes.
+    block = max(chunk, min(256, _CACHE_WEIGHTS // max(n_cols, n_rows)) // chunk * chunk)
+    step = max(1, _CACHE_BLOCK // block)
+    for start in range(0, reps, block):
+        k = min(block, reps - start)
+        w_rows = np.empty((n_rows, k), dtype=np.float32)
+        w_cols = np.empty((n_cols, k), dtype=np.float32)
+        for sub in range(0, k, chunk):
+            kk = min(chunk, k - sub)
+            w_rows[:, sub : sub + kk] = _multiplicities(rng, n_rows, kk).T
+            w_cols[:, sub : sub + kk] = _multiplicities(rng, n_cols, kk).T
+        acc = np.zeros((live.size, k))
+        for e0 in range(0, y32.shape[0], step):
+            weight = w_rows[r[e0 : e0 + step]]
+            weight *= w_cols[c[e0 : e0 + step]]
+            acc += y32[e0 : e0 + step].T @ weight
+        out[start : start + k, live] = acc.T
     return ReplicateSums(point, out)
 
 
