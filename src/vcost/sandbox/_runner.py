@@ -84,9 +84,12 @@ if TYPE_CHECKING:
     from typing import Any
 
 
-def _ready(readers: list[int], writers: list[int], timeout: float) -> tuple[list[int], list[int]]:
+def ready_fds(
+    readers: list[int], writers: list[int], timeout: float
+) -> tuple[list[int], list[int]]:
     """Which of ``readers``/``writers`` are ready within ``timeout`` seconds, by ``poll``
-    (``select.select`` fails for descriptors above 1023, which a busy web process has)."""
+    (``select.select`` fails for descriptors above 1023, which a busy web process has).
+    The host side (``_session``) imports it too: one waiting rule on both sides."""
     poller = select.poll()
     for fd in set(readers) | set(writers):
         mask = (select.POLLIN if fd in readers else 0) | (select.POLLOUT if fd in writers else 0)
@@ -1022,7 +1025,7 @@ class _Runner:
                 next_check = now + _MEMORY_POLL
             writers = [template.request_fd] if pending else []
             wait = min(remaining, _MEMORY_POLL) if self.pidns else remaining
-            readable, writable = _ready([template.report_fd], writers, wait)
+            readable, writable = ready_fds([template.report_fd], writers, wait)
             if writable:
                 try:
                     written = os.writev(template.request_fd, pending)
@@ -1061,7 +1064,7 @@ class _Runner:
             remaining = deadline - time.monotonic()
             if remaining <= 0 or template.broken:
                 return
-            if not _ready([template.report_fd], [], remaining)[0]:
+            if not ready_fds([template.report_fd], [], remaining)[0]:
                 return
             if not self._fill(template):
                 return
@@ -1250,7 +1253,7 @@ class _Runner:
             wait = remaining if pidfd is not None else min(remaining, 0.05)
             if self.pidns:
                 wait = min(wait, _MEMORY_POLL)
-            ready = _ready(readers, [], wait)[0]
+            ready = ready_fds(readers, [], wait)[0]
             if out_open and out_r in ready:
                 chunk = os.read(out_r, 65536)
                 if chunk:

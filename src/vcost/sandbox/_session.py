@@ -16,11 +16,9 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-import math
 import os
 import queue
 import secrets
-import select
 import signal
 import struct
 import subprocess
@@ -35,6 +33,7 @@ from vcost.sandbox._cgroup import PidsCgroup
 from vcost.sandbox._errors import SandboxError
 from vcost.sandbox._limits import Limits
 from vcost.sandbox._plan import LaunchPlan
+from vcost.sandbox._runner import ready_fds
 
 __all__ = ["Backend", "RunnerLostError", "Session", "backstop_seconds"]
 
@@ -119,20 +118,6 @@ class _Launcher:
 _launcher = _Launcher()
 
 
-def _ready(readers: list[int], writers: list[int], timeout: float) -> tuple[list[int], list[int]]:
-    """Which of ``readers``/``writers`` are ready within ``timeout`` seconds, by ``poll``
-    (``select.select`` fails for descriptors above 1023, which a busy web process has)."""
-    poller = select.poll()
-    for fd in set(readers) | set(writers):
-        mask = (select.POLLIN if fd in readers else 0) | (select.POLLOUT if fd in writers else 0)
-        poller.register(fd, mask)
-    ready = poller.poll(max(0, math.ceil(timeout * 1000)))
-    gone = select.POLLHUP | select.POLLERR | select.POLLNVAL
-    readable = [fd for fd, ev in ready if fd in readers and ev & (select.POLLIN | gone)]
-    writable = [fd for fd, ev in ready if fd in writers and ev & (select.POLLOUT | gone)]
-    return readable, writable
-
-
 class _Channel:
     """Length-prefixed frames to the runner (queued, written as the pipe takes them, also
     while the host waits for results) and result frames from it."""
@@ -170,7 +155,7 @@ class _Channel:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise RunnerLostError("timeout", "the sandbox did not take its request in time")
-            if _ready([], [self.write_fd], remaining)[1]:
+            if ready_fds([], [self.write_fd], remaining)[1]:
                 self._write()
 
     def send(self, message: Mapping[str, Any], deadline: float) -> None:
@@ -183,7 +168,7 @@ class _Channel:
             if remaining <= 0:
                 raise RunnerLostError("timeout", "the sandbox did not answer in time")
             writers = [self.write_fd] if self._outbox else []
-            readable, writable = _ready([self.read_fd], writers, remaining)
+            readable, writable = ready_fds([self.read_fd], writers, remaining)
             if writable:
                 self._write()
             if not readable:
