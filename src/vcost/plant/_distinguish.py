@@ -34,7 +34,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from vcost.grading import time_limits, values_equal
+from vcost.grading import RERUN_FACTOR, time_limits, values_equal
 from vcost.sandbox import CallResult, Sandbox
 
 __all__ = [
@@ -414,21 +414,37 @@ class DifferentialSearch:
             self._ready = True
 
     def search(self, mutant: str) -> Difference | None:
-        """The smallest distinguishing input of the first chunk that has one, or None."""
+        """The smallest distinguishing input of the first chunk that has one, or None.
+
+        A difference that is only a timeout counts once the mutant times out again with
+        RERUN_FACTOR times the limit: on a loaded machine an equivalent mutant can miss its
+        limit, and what is found must not depend on the load.
+        """
         self._prepare()
         for start in range(0, len(self.inputs), self.chunk):
             stop = start + self.chunk
             inputs = self.inputs[start:stop]
-            runs = self._run(mutant, inputs, self.limits[start:stop])
-            found: list[Difference] = []
+            limits = self.limits[start:stop]
+            runs = self._run(mutant, inputs, limits)
+            found: list[tuple[Difference, float | None]] = []  # (difference, limit if a timeout)
             refs = zip(self.results[start:stop], self.expected_raise[start:stop], strict=True)
-            for args, (ref, raises), mut in zip(inputs, refs, runs, strict=True):
+            for args, limit, (ref, raises), mut in zip(inputs, limits, refs, runs, strict=True):
                 got = _differs(ref, raises, mut, self.float_tolerance)
                 if got is not None:
                     value = ref.value if raises is None else None
-                    found.append(Difference(args, value, raises, got))
-            if found:
-                return min(found, key=lambda d: (len(json.dumps(d.args)), json.dumps(d.args)))
+                    late = limit if mut.status == "timeout" else None
+                    found.append((Difference(args, value, raises, got), late))
+            found.sort(key=lambda f: (len(json.dumps(f[0].args)), json.dumps(f[0].args)))
+            real = [d for d, late in found if late is None]
+            if real:
+                return real[0]
+            for difference, late in found:
+                seconds = RERUN_FACTOR * (late or 0.0)
+                (again,) = self.sandbox.call(
+                    mutant, self.entry_point, [difference.args], call_seconds=seconds
+                )
+                if again.status == "timeout":
+                    return difference
         return None
 
 
