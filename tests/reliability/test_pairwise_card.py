@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from vcost.cli import cli
@@ -102,3 +103,33 @@ def test_a_bad_file_is_one_clear_message(tmp_path: Path, policy_path: Path) -> N
     assert f"error: {bad}:1: field 'judgments': the pair has no 'judgments'" in result.output
     assert "Traceback" not in result.output
     assert not (tmp_path / "card.json").exists()
+
+
+def test_a_reward_models_scores_give_the_card_its_calibration(
+    tmp_path: Path, policy_path: Path
+) -> None:
+    """JudgeBench outputs of a reward model (tests/data/pairwise/judgebench_reward_model.jsonl:
+    scores A-B of 1, -1, -2 and a tie) -> card with calibration. By hand: the confidence in the
+    decision taken is sigmoid(|score A - score B|): sigmoid(1) = 0.7311 twice (both right),
+    sigmoid(2) = 0.8808 once (wrong), the tie has no decision; Brier = (2 * 0.2689**2 +
+    0.8808**2) / 3 = 0.3068, ECE (10 bins) = 2/3 * 0.2689 + 1/3 * 0.8808 = 0.4729. A judge
+    that gives no score (the arena_hard fixture) has no calibration on its card."""
+    import math
+
+    out = tmp_path / "card"
+    result = CliRunner().invoke(
+        cli,
+        ["pairwise", "card", str(DATA / "judgebench_reward_model.jsonl"), "--policy",
+         str(policy_path), "--out", str(out), "--reps", "200", "--run-at", "2026-11-30"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    calibration = json.loads((out / "card.json").read_text())["estimate"]["calibration"]
+    s1, s2 = 1 / (1 + math.exp(-1)), 1 / (1 + math.exp(-2))
+    assert calibration["n"] == 3
+    assert calibration["brier"] == pytest.approx((2 * (1 - s1) ** 2 + s2**2) / 3)
+    assert calibration["ece"] == pytest.approx(2 / 3 * (1 - s1) + 1 / 3 * s2)
+    assert "## Calibration of the verifier's confidence" in (out / "card.md").read_text()
+    _card(tmp_path, policy_path, "--run-at", "2026-11-30")
+    card = json.loads((tmp_path / "card" / "card.json").read_text())
+    assert card["estimate"]["calibration"]["n"] == 0
+    assert "the judge reports no scores" in (tmp_path / "card" / "card.md").read_text()
