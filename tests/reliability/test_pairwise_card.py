@@ -133,3 +133,28 @@ def test_a_reward_models_scores_give_the_card_its_calibration(
     card = json.loads((tmp_path / "card" / "card.json").read_text())
     assert card["estimate"]["calibration"]["n"] == 0
     assert "the judge reports no scores" in (tmp_path / "card" / "card.md").read_text()
+
+
+def test_a_both_bad_tie_among_the_human_votes_counts_as_a_tie(tmp_path: Path) -> None:
+    """Human votes may read 'tie (bothbad)'; FastChat's compute_agreement.py counts any vote
+    containing 'tie' as a tie. The reader refused the whole labels file on it. Here question
+    101's pair gets two 'tie (bothbad)' votes against one for gpt-4: no strict label, set aside."""
+    labels = tmp_path / "human.jsonl"
+    extra = [
+        {"question_id": 101, "model_a": "gpt-4", "model_b": "alpaca-13b",
+         "winner": "tie (bothbad)", "judge": f"expert_{i}", "turn": 1}
+        for i in (5, 6)
+    ]  # fmt: skip
+    labels.write_text(
+        (DATA / "mt_bench_human_judgments.jsonl").read_text()
+        + "".join(json.dumps(e) + "\n" for e in extra)
+    )
+    result = CliRunner().invoke(
+        cli,
+        ["pairwise", "rates", str(DATA / "mt_bench_gpt-4_pair.jsonl"), "--format", "mt-bench",
+         "--labels", str(labels), "--reps", "200", "--json"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    body = json.loads(result.output)
+    assert body["set_aside"] == ["101/alpaca-13b/gpt-4/turn1", "155/alpaca-13b/vicuna-13b/turn1"]
+    assert (body["accuracy"]["k"], body["accuracy"]["n"]) == (2, 3)
