@@ -94,8 +94,8 @@ def read_inspect_log(
         except (zipfile.BadZipFile, json.JSONDecodeError, UnicodeDecodeError, EOFError) as error:
             raise InputError(f"cannot read the .eval log: {error}", source=path) from None
     try:
-        with path.open("rb") as raw:
-            zip_magic = raw.read(2) == b"PK"
+        with path.open("rb") as stream:
+            zip_magic = stream.read(2) == b"PK"
     except OSError as error:
         raise InputError(f"cannot read the file: {error}", source=path) from None
     if zip_magic or path.suffix == ".eval":
