@@ -434,3 +434,23 @@ def test_an_inspect_evals_humaneval_log_is_matched_and_graded_as_its_scorer_does
     episodes = (tmp_path / "trace" / "episodes.csv").read_text()
     for answer_id in (r["answer_id"] for r in records.values()):
         assert answer_id in episodes
+
+
+def test_inspect_refuses_a_model_name_the_log_already_gives(
+    humaneval_bank: Path, tmp_path: Path
+) -> None:
+    """An Inspect log names its model (eval.model), and `vcost judge import-inspect` names the
+    answers by it; --model was silently ignored, so answers landed under another name than
+    the one asked for."""
+    log = {"version": 2, "status": "success", "eval": {"task": "t", "model": "openai/gpt-x"},
+           "samples": []}  # fmt: skip
+    path = tmp_path / "log.json"
+    path.write_text(json.dumps(log))
+    out = CliRunner().invoke(
+        cli,
+        ["answers", "import", "inspect", str(path), "--bank", str(humaneval_bank), "--model",
+         "my-name", "--out", str(tmp_path / "run")],
+    )  # fmt: skip
+    assert out.exit_code == 2, out.output
+    assert "field '--model': an Inspect log names its model (eval.model)" in out.output
+    assert not (tmp_path / "run" / "answers.jsonl").exists()
