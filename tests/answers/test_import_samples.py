@@ -454,3 +454,18 @@ def test_inspect_refuses_a_model_name_the_log_already_gives(
     assert out.exit_code == 2, out.output
     assert "field '--model': an Inspect log names its model (eval.model)" in out.output
     assert not (tmp_path / "run" / "answers.jsonl").exists()
+
+
+def test_an_evalplus_solution_wins_over_a_completion_on_the_same_line(tmp_path: Path) -> None:
+    """EvalPlus's evaluator runs ``solution`` when a sample has one, else prompt + completion;
+    the index counts samples per task in file order, whichever field they carry."""
+    path = tmp_path / "samples.jsonl"
+    rows = [
+        {"task_id": "HumanEval/23", "completion": "    return 0\n", "solution": "def strlen(s):\n"
+         "    return len(s)\n"},
+        {"task_id": "HumanEval/23", "completion": "    return len(string)\n"},
+    ]  # fmt: skip
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    first, second = read_samples(path, "humaneval")
+    assert (first.index, first.program, first.completion) == (0, rows[0]["solution"], None)
+    assert (second.index, second.program, second.completion) == (1, None, rows[1]["completion"])
