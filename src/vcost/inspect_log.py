@@ -94,6 +94,18 @@ def read_inspect_log(
         except (zipfile.BadZipFile, json.JSONDecodeError, UnicodeDecodeError, EOFError) as error:
             raise InputError(f"cannot read the .eval log: {error}", source=path) from None
     try:
+        with path.open("rb") as stream:
+            zip_magic = stream.read(2) == b"PK"
+    except OSError as error:
+        raise InputError(f"cannot read the file: {error}", source=path) from None
+    if zip_magic or path.suffix == ".eval":
+        raise InputError(
+            "not a zip archive: an Inspect .eval log is one"
+            + (" (this one is cut short: no end-of-archive record)" if zip_magic else ""),
+            source=path,
+            hint="copy the log again once Inspect has finished writing it, or give the .json log",
+        )
+    try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as error:
         raise InputError(f"cannot read the file: {error}", source=path) from None

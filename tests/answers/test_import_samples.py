@@ -360,3 +360,112 @@ def test_a_document_logged_twice_is_refused(humaneval_bank: Path, tmp_path: Path
         )  # fmt: skip
     assert f"{path}:2: field 'task_id': sample 0 of HumanEval/0 appears twice" in str(caught.value)
     assert not (tmp_path / "a.jsonl").exists()
+
+
+def _write_eval(path: Path, log: dict[str, Any]) -> Path:
+    """tests/judges/_eval_zip.py's writer: a current inspect_ai .eval (zstd zip entries)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "_eval_zip", Path(__file__).parents[1] / "judges" / "_eval_zip.py"
+    )
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.write_eval(path, log)  # type: ignore[no-any-return]
+
+
+def test_an_inspect_evals_humaneval_log_is_matched_and_graded_as_its_scorer_does(
+    humaneval_bank: Path, tmp_path: Path
+) -> None:
+    """inspect_evals' humaneval task names each sample by its HumanEval id (``HumanEval/23``),
+    keeps the problem in ``metadata`` (``prompt``, ``test``, ``entry_point``) and its
+    ``verify`` scorer runs ``metadata.prompt`` + the first code block of the reply (the
+    whole reply when there is none). The import once matched such samples against bank ids
+    only (all three listed as 'not in the bank') and would have graded a body-only reply
+    without its function header."""
+    from vcost.tasks.humaneval import load_problems
+
+    problems = {p.task_id: p for p in load_problems()}
+
+    def sample(task_id: str, epoch: int, text: str) -> dict[str, Any]:
+        p = problems[task_id]
+        return {
+            "id": task_id, "epoch": epoch, "input": "Read the following function ..." + p.prompt,
+            "target": p.canonical_solution,
+            "metadata": {"prompt": p.prompt, "test": p.test, "entry_point": p.entry_point},
+            "output": {"model": "openai/gpt-x", "completion": text, "choices": [{"message": {
+                "role": "assistant", "content": text}, "stop_reason": "stop"}]},
+            "scores": {"verify": {"value": "C"}, "model_graded_qa": {"value": "C"}},
+        }  # fmt: skip
+
+    whole = "```python\ndef strlen(string: str) -> int:\n    return len(string)\n```"
+    body = "    return len(string)\n"  # no fence, no header: the scorer puts the prompt first
+    wrong = "```python\n    return len(string) - 1\n```"
+    log = {
+        "version": 2, "status": "success",
+        "eval": {"task": "inspect_evals/humaneval", "model": "openai/gpt-x"},
+        "samples": [sample("HumanEval/23", 1, whole), sample("HumanEval/23", 2, body),
+                    sample("HumanEval/23", 3, wrong), sample("HumanEval/99", 1, whole)],
+    }  # fmt: skip
+    path = _write_eval(tmp_path / "humaneval.eval", log)
+    out = _invoke(
+        "answers", "import", "inspect", str(path), "--bank", str(humaneval_bank),
+        "--out", str(tmp_path / "run"), "--json",
+    )  # fmt: skip
+    body_json = json.loads(out.output)
+    assert body_json["written"] == 3
+    assert body_json["unmatched"] == ["HumanEval/99"]
+    assert _grades(tmp_path / "run", "openai/gpt-x") == {
+        ("humaneval-023", 0): "correct",
+        ("humaneval-023", 1): "correct",
+        ("humaneval-023", 2): "incorrect",
+    }
+    records = {r["repeat"]: r for r in AnswerLog(tmp_path / "run" / "answers.jsonl").answers()}
+    assert records[1]["code"] == problems["HumanEval/23"].prompt + body
+    assert records[1]["text"] == body
+    # the scorers' trace names the same answers when given the bank (docs/judges.md)
+    trace = _invoke(
+        "judge", "import-inspect", str(path), "--truth", "verify", "--bank", str(humaneval_bank),
+        "--out", str(tmp_path / "trace"),
+    )  # fmt: skip
+    assert trace.exit_code == 0, trace.output
+    episodes = (tmp_path / "trace" / "episodes.csv").read_text()
+    for answer_id in (r["answer_id"] for r in records.values()):
+        assert answer_id in episodes
+
+
+def test_inspect_refuses_a_model_name_the_log_already_gives(
+    humaneval_bank: Path, tmp_path: Path
+) -> None:
+    """An Inspect log names its model (eval.model), and `vcost judge import-inspect` names the
+    answers by it; --model was silently ignored, so answers landed under another name than
+    the one asked for."""
+    log = {"version": 2, "status": "success", "eval": {"task": "t", "model": "openai/gpt-x"},
+           "samples": []}  # fmt: skip
+    path = tmp_path / "log.json"
+    path.write_text(json.dumps(log))
+    out = CliRunner().invoke(
+        cli,
+        ["answers", "import", "inspect", str(path), "--bank", str(humaneval_bank), "--model",
+         "my-name", "--out", str(tmp_path / "run")],
+    )  # fmt: skip
+    assert out.exit_code == 2, out.output
+    assert "field '--model': an Inspect log names its model (eval.model)" in out.output
+    assert not (tmp_path / "run" / "answers.jsonl").exists()
+
+
+def test_an_evalplus_solution_wins_over_a_completion_on_the_same_line(tmp_path: Path) -> None:
+    """EvalPlus's evaluator runs ``solution`` when a sample has one, else prompt + completion;
+    the index counts samples per task in file order, whichever field they carry."""
+    path = tmp_path / "samples.jsonl"
+    rows = [
+        {"task_id": "HumanEval/23", "completion": "    return 0\n", "solution": "def strlen(s):\n"
+         "    return len(s)\n"},
+        {"task_id": "HumanEval/23", "completion": "    return len(string)\n"},
+    ]  # fmt: skip
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    first, second = read_samples(path, "humaneval")
+    assert (first.index, first.program, first.completion) == (0, rows[0]["solution"], None)
+    assert (second.index, second.program, second.completion) == (1, None, rows[1]["completion"])

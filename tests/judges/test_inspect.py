@@ -148,3 +148,23 @@ def test_a_broken_zstd_entry_is_one_message(tmp_path: Path, bank: dict[str, Task
     assert "broken.eval" in result.output
     assert "cannot read the .eval log" in result.output
     assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("damage", ["cut", "not-a-zip"])
+def test_an_eval_log_that_is_no_zip_says_so(
+    tmp_path: Path, bank: dict[str, Task], damage: str
+) -> None:
+    """A .eval log cut short (copied while Inspect was writing it) or not a zip at all was
+    reported as text it never was ('utf-8 codec can't decode', 'not valid JSON')."""
+    from _eval_zip import write_eval
+
+    path = write_eval(tmp_path / "run.eval", _log(bank))
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2] if damage == "cut" else b"garbage\n")
+    result = CliRunner().invoke(
+        cli, ["answers", "import-inspect", str(path), "--out", str(tmp_path / "out")]
+    )
+    assert result.exit_code == 2, result.output
+    assert f"error: {path}: not a zip archive: an Inspect .eval log is one" in result.output
+    assert "Traceback" not in result.output
+    assert not (tmp_path / "out" / "answers.jsonl").exists()

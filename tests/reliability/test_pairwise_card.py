@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from vcost.cli import cli
@@ -102,3 +103,58 @@ def test_a_bad_file_is_one_clear_message(tmp_path: Path, policy_path: Path) -> N
     assert f"error: {bad}:1: field 'judgments': the pair has no 'judgments'" in result.output
     assert "Traceback" not in result.output
     assert not (tmp_path / "card.json").exists()
+
+
+def test_a_reward_models_scores_give_the_card_its_calibration(
+    tmp_path: Path, policy_path: Path
+) -> None:
+    """JudgeBench outputs of a reward model (tests/data/pairwise/judgebench_reward_model.jsonl:
+    scores A-B of 1, -1, -2 and a tie) -> card with calibration. By hand: the confidence in the
+    decision taken is sigmoid(|score A - score B|): sigmoid(1) = 0.7311 twice (both right),
+    sigmoid(2) = 0.8808 once (wrong), the tie has no decision; Brier = (2 * 0.2689**2 +
+    0.8808**2) / 3 = 0.3068, ECE (10 bins) = 2/3 * 0.2689 + 1/3 * 0.8808 = 0.4729. A judge
+    that gives no score (the arena_hard fixture) has no calibration on its card."""
+    import math
+
+    out = tmp_path / "card"
+    result = CliRunner().invoke(
+        cli,
+        ["pairwise", "card", str(DATA / "judgebench_reward_model.jsonl"), "--policy",
+         str(policy_path), "--out", str(out), "--reps", "200", "--run-at", "2026-11-30"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    calibration = json.loads((out / "card.json").read_text())["estimate"]["calibration"]
+    s1, s2 = 1 / (1 + math.exp(-1)), 1 / (1 + math.exp(-2))
+    assert calibration["n"] == 3
+    assert calibration["brier"] == pytest.approx((2 * (1 - s1) ** 2 + s2**2) / 3)
+    assert calibration["ece"] == pytest.approx(2 / 3 * (1 - s1) + 1 / 3 * s2)
+    assert "## Calibration of the verifier's confidence" in (out / "card.md").read_text()
+    _card(tmp_path, policy_path, "--run-at", "2026-11-30")
+    card = json.loads((tmp_path / "card" / "card.json").read_text())
+    assert card["estimate"]["calibration"]["n"] == 0
+    assert "the judge reports no scores" in (tmp_path / "card" / "card.md").read_text()
+
+
+def test_a_both_bad_tie_among_the_human_votes_counts_as_a_tie(tmp_path: Path) -> None:
+    """Human votes may read 'tie (bothbad)'; FastChat's compute_agreement.py counts any vote
+    containing 'tie' as a tie. The reader refused the whole labels file on it. Here question
+    101's pair gets two 'tie (bothbad)' votes against one for gpt-4: no strict label, set aside."""
+    labels = tmp_path / "human.jsonl"
+    extra = [
+        {"question_id": 101, "model_a": "gpt-4", "model_b": "alpaca-13b",
+         "winner": "tie (bothbad)", "judge": f"expert_{i}", "turn": 1}
+        for i in (5, 6)
+    ]  # fmt: skip
+    labels.write_text(
+        (DATA / "mt_bench_human_judgments.jsonl").read_text()
+        + "".join(json.dumps(e) + "\n" for e in extra)
+    )
+    result = CliRunner().invoke(
+        cli,
+        ["pairwise", "rates", str(DATA / "mt_bench_gpt-4_pair.jsonl"), "--format", "mt-bench",
+         "--labels", str(labels), "--reps", "200", "--json"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    body = json.loads(result.output)
+    assert body["set_aside"] == ["101/alpaca-13b/gpt-4/turn1", "155/alpaca-13b/vicuna-13b/turn1"]
+    assert (body["accuracy"]["k"], body["accuracy"]["n"]) == (2, 3)

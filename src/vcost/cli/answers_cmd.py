@@ -220,8 +220,11 @@ def select(log_file: Path, bank: str, variant: str, seed: int, out: Path, as_jso
 def import_inspect(log_file: Path, bank: str, family: str | None, out: Path) -> None:
     """Grade the answers in an Inspect AI eval log (.json or .eval) against the bank's tasks.
 
-    A sample's id (or metadata.task_id) names the task. Answers are graded and labelled exactly
-    as `vcost answers generate` does and appended to OUT/answers.jsonl (a rerun skips them).
+    A sample's id (or metadata.task_id) names the task, directly or through the source id its
+    provenance.json records (HumanEval/23 is humaneval-023). Answers are graded and labelled
+    exactly as `vcost answers generate` does (an inspect_evals HumanEval sample: its prompt,
+    then the reply's first code block, as that task's scorer runs it) and appended to
+    OUT/answers.jsonl (a rerun skips them).
     """
     tasks = {t.id: t for t in load_tasks(bank)}
     log = AnswerLog(out / "answers.jsonl")

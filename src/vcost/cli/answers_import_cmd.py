@@ -28,8 +28,8 @@ FORMATS = ("humaneval", "evalplus", "bigcode", "lm-eval", "inspect")
 @bank_option
 @click.option(
     "--model",
-    help="The model that wrote the samples (default: the file's name without its suffixes; "
-    "inspect: the log's eval.model).",
+    help="The model that wrote the samples (default: the file's name without its suffixes). "
+    "Not for inspect: the log's eval.model names it.",
 )
 @click.option("--family", help="The model's family (default: the model name).")
 @click.option(
@@ -72,6 +72,13 @@ def import_cmd(
     """
     from vcost.cli.answers_cmd import errors_table
 
+    if fmt == "inspect" and model is not None:
+        raise InputError(
+            "an Inspect log names its model (eval.model), and `vcost judge import-inspect` "
+            "names the answers by it",
+            field="--model",
+            hint="leave --model out for inspect logs",
+        )
     tasks = load_tasks(bank)
     log = AnswerLog(out / "answers.jsonl")
     box = Sandbox("auto")

@@ -250,12 +250,24 @@ def pairwise(
     type=click.Path(file_okay=False, path_type=Path),
     help="Trace folder to write.",
 )
-def import_inspect(log_file: Path, truth: str, out: Path) -> None:
+@click.option(
+    "--bank",
+    default=None,
+    help="Task bank the answers were imported against: samples named by a source id "
+    "(HumanEval/23) get the bank's task id (humaneval-023), as `vcost answers import inspect` "
+    "names them. Default: the log's ids as they are.",
+)
+def import_inspect(log_file: Path, truth: str, out: Path, bank: str | None) -> None:
     """Every other scorer of an Inspect AI eval log becomes a verifier: write the trace.
 
     Inspect scorers report no cost: effort and budget are placeholders (docs/judges.md).
     """
-    trace = inspect_trace(log_file, truth=truth)
+    task_ids = None
+    if bank is not None:
+        from vcost.answers import task_index
+
+        task_ids = {ref: task.id for ref, task in task_index(load_tasks(bank)).items()}
+    trace = inspect_trace(log_file, truth=truth, task_ids=task_ids)
     folder = write_trace(trace, out, overwrite=True)
     Console().print(verdicts_table(trace))
     click.echo(f"{len(trace.episodes)} episode(s) → {folder}")

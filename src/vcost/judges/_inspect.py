@@ -3,8 +3,13 @@
 Read without inspect_ai (:mod:`vcost.inspect_log`). Two uses:
 
 - **Answers** (:func:`inspect_answers`): each sample whose id (or ``metadata.task_id``) names a
-  task of the bank becomes an answer record, exactly as ``vcost answers generate`` writes one:
-  the model's final text, code extracted, graded in the sandbox, natural errors labelled. The
+  task of the bank, directly or through the source id its ``provenance.json`` records
+  (``HumanEval/23`` is ``humaneval-023``), becomes an answer record, exactly as ``vcost answers
+  generate`` writes one: the model's final text, code extracted, graded in the sandbox, natural
+  errors labelled. A sample that carries its problem as inspect_evals' HumanEval task does
+  (``metadata.prompt`` and ``metadata.entry_point``) is graded as that task's ``verify`` scorer
+  assembles it: the prompt, then the reply's first fenced code block (the whole reply when it
+  has none), as-is; a reply that is only a function body is so graded with its header. The
   model is the log's ``eval.model``; its family is the provider prefix (``openai/gpt-4o`` →
   ``openai``) unless ``family`` is given. Samples that name no bank task are skipped and counted.
 - **Verdicts** (:func:`inspect_trace`): each scorer is a verifier. One scorer, ``truth`` (a test
@@ -18,6 +23,7 @@ Read without inspect_ai (:mod:`vcost.inspect_log`). Two uses:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -26,7 +32,7 @@ from typing import Any
 
 import pandas as pd
 
-from vcost.answers import AnswerLog, Labeller, answer_key, answer_record
+from vcost.answers import AnswerLog, Labeller, answer_key, answer_record, task_index
 from vcost.errors import InputError
 from vcost.inspect_log import read_inspect_log, sample_completion, sample_key
 from vcost.models import Completion, Usage
@@ -39,6 +45,7 @@ __all__ = ["InspectImport", "inspect_answer_id", "inspect_answers", "inspect_tra
 
 _ACCEPT = ("C", 1, 1.0, True)
 _REJECT = ("I", 0, 0.0, False)
+_FENCE = re.compile(r"```[ \t]*(?:python|py)?[ \t]*\r?\n(.*?)```", re.DOTALL | re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -58,11 +65,16 @@ def _model(header: Mapping[str, Any], source: Path) -> str:
     return model
 
 
-def inspect_answer_id(model: str, sample: dict[str, Any]) -> str:
+def inspect_answer_id(
+    model: str, sample: dict[str, Any], task_ids: Mapping[str, str] | None = None
+) -> str:
     """The answer id of a sample, the same in both imports: ``answer_key(model, task, epoch-1)``
     (the id ``vcost answers import-inspect`` writes, so a selection of imported answers and the
-    scorers' trace name one sample alike)."""
+    scorers' trace name one sample alike). ``task_ids`` maps a source id to the bank's task id
+    (``HumanEval/23`` → ``humaneval-023``), as the answers import matches it."""
     task_id, epoch = sample_key(sample)
+    if task_ids is not None:
+        task_id = task_ids.get(task_id, task_id)
     return answer_key(model, task_id, epoch - 1)
 
 
@@ -82,9 +94,10 @@ def inspect_answers(
     labeller = Labeller(sandbox)
     written = skipped = 0
     unmatched: list[str] = []
+    by_source = task_index(list(tasks.values()))
     for _, sample in samples:
         task_id, epoch = sample_key(sample)
-        task = tasks.get(task_id)
+        task = tasks.get(task_id) or by_source.get(task_id)
         if task is None:
             unmatched.append(task_id)
             continue
@@ -106,11 +119,25 @@ def inspect_answers(
             raw={},
         )
         record = answer_record(
-            task, model, family, repeat, completion, labeller, prompt=f"inspect:{source.name}"
-        )
+            task, model, family, repeat, completion, labeller, prompt=f"inspect:{source.name}",
+            code=_humaneval_program(sample, completion.text),
+        )  # fmt: skip
         log.append(record)
         written += 1
     return InspectImport(written, skipped, tuple(unmatched))
+
+
+def _humaneval_program(sample: Mapping[str, Any], text: str) -> str | None:
+    """The program inspect_evals' HumanEval scorer runs for a sample that carries its problem
+    (``metadata.prompt``, ``metadata.entry_point``): the prompt, then the first fenced code
+    block of the reply, or the whole reply when it has none. None for any other sample (its
+    code is extracted as for a generated answer)."""
+    meta = _dict(sample.get("metadata"))
+    prompt = meta.get("prompt")
+    if not isinstance(prompt, str) or not isinstance(meta.get("entry_point"), str):
+        return None
+    block = _FENCE.search(text)
+    return prompt + (block.group(1) if block else text)
 
 
 def _dict(value: Any) -> dict[str, Any]:
@@ -129,8 +156,13 @@ def _truth(value: Any) -> str:
     return "indeterminate"
 
 
-def inspect_trace(path: str | Path, *, truth: str) -> Trace:
-    """The verification trace of an Inspect log's scorers, with ``truth`` as ground truth."""
+def inspect_trace(
+    path: str | Path, *, truth: str, task_ids: Mapping[str, str] | None = None
+) -> Trace:
+    """The verification trace of an Inspect log's scorers, with ``truth`` as ground truth.
+
+    ``task_ids`` (source id → bank task id, e.g. from the bank's provenance files) names the
+    answers as :func:`inspect_answers` does against that bank."""
     source = Path(path)
     header, samples = read_inspect_log(source)
     model = _model(header, source)
@@ -147,11 +179,12 @@ def inspect_trace(path: str | Path, *, truth: str) -> Trace:
                 field=f"{where}.scores",
                 hint="name the scorer that fixes ground truth with --truth",
             )
-        answer_id = inspect_answer_id(model, sample)
+        answer_id = inspect_answer_id(model, sample, task_ids)
+        task_id = sample_key(sample)[0]
         answers.append(
             {
                 "answer_id": answer_id,
-                "task_id": sample_key(sample)[0],
+                "task_id": (task_ids or {}).get(task_id, task_id),
                 "model_id": model,
                 "ground_truth": _truth(_value(scores[truth])),
                 "role": "model",

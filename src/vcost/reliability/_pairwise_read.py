@@ -22,8 +22,9 @@ Bad input is an :class:`~vcost.errors.InputError` naming the file, line and fiel
     shown first), each already named by model (``model_1``, ``model_2``, ``tie``, ``error``),
     ``judge`` and ``turn``. Labels come from a second file in the MT-Bench human-judgment
     format (``question_id``, ``model_a``, ``model_b``, ``winner`` ``model_a``/``model_b``/
-    ``tie``, ``turn``, ``judge``): the majority of the human votes on the pair; a tie or a
-    split vote gives no strict label and the pair is set aside. Categories from the question
+    ``tie``, ``tie (bothbad)`` being a tie too, ``turn``, ``judge``): the majority of the
+    human votes on the pair; a tie or a split vote gives no strict label and the pair is set
+    aside. Categories from the question
     number (MT-Bench's 80 questions, ten per category: 81-90 writing, roleplay, reasoning,
     math, coding, extraction, stem, 151-160 humanities).
 ``rewardbench``
@@ -287,9 +288,11 @@ def _human_labels(path: Path) -> dict[tuple[str, int, str, str], Counter[str]]:
         if not isinstance(turn, int) or isinstance(turn, bool):
             raise InputError("turn must be an integer", source=path, line=line, field="turn")
         winner = record.get("winner")
+        if isinstance(winner, str) and winner.startswith("tie"):
+            winner = "tie"  # 'tie (bothbad)' too, as FastChat's compute_agreement.py counts it
         if winner not in ("model_a", "model_b", "tie"):
             raise InputError(
-                f"winner is model_a, model_b or tie, not {winner!r}",
+                f"winner is model_a, model_b or tie (also 'tie (bothbad)'), not {winner!r}",
                 source=path,
                 line=line,
                 field="winner",
