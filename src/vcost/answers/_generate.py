@@ -24,6 +24,7 @@ from vcost.errors import InputError
 from vcost.jsonl_log import JsonlLog
 from vcost.models import (
     OUTPUT_FIELDS,
+    BatchRunner,
     BudgetStopError,
     Completion,
     CostMeter,
@@ -200,6 +201,7 @@ def generate_answers(
     progress: Progress | None = None,
     meter: CostMeter | None = None,
     on_projection: Callable[[CostProjection], None] | None = None,
+    batch: BatchRunner | None = None,
 ) -> GenerateResult:
     """Each model answers each task ``n`` times; each answer is graded and logged when done.
 
@@ -208,7 +210,8 @@ def generate_answers(
     cost goes to ``on_projection``; with a ``meter`` every call's cost is counted on it, a
     projection past its ``max_usd`` raises :class:`~vcost.models.CostLimitError`, and once
     the spend passes it the remaining calls are not made (``result.stopped``; not logged, so a
-    rerun resumes them). See vcost.models._cost.
+    rerun resumes them). See vcost.models._cost. With ``batch`` the calls go through the
+    providers' batch APIs first (vcost.models._batch), projected at the batch price.
     """
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise InputError(f"n must be a positive integer, not {n!r}", field="n")
@@ -228,11 +231,18 @@ def generate_answers(
     total = len(todo)
     requests = [Request(answer_messages(t), c, r) for t, c, r in todo]
     if todo and (meter is not None or on_projection is not None):
-        projection = project_cost(requests, recorded=recorded_in(client))
+        projection = project_cost(
+            requests,
+            recorded=recorded_in(client) if batch is None else batch.cassette.__contains__,
+            price_factor=1.0 if batch is None else batch.price_factor,
+        )
         if on_projection is not None:
             on_projection(projection)
         check_projection(projection, None if meter is None else meter.max_usd)
-    if meter is not None:
+    if batch is not None:  # answered through provider batches, then replayed
+        batch.run(requests, meter=meter)
+        client = batch.client(meter)
+    elif meter is not None:
         client = MeteredClient(client, meter)
     if progress is not None:
         progress(0, total)

@@ -14,7 +14,14 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from vcost.errors import InputError
 
 if TYPE_CHECKING:  # the model clients load on first use (`vcost grade` needs none)
-    from vcost.models import CassetteMode, CostMeter, CostProjection, ModelClient, ModelConfig
+    from vcost.models import (
+        BatchRunner,
+        CassetteMode,
+        CostMeter,
+        CostProjection,
+        ModelClient,
+        ModelConfig,
+    )
 from vcost.tasks import BUNDLED_BANK, Task, load_bank
 
 __all__ = [
@@ -22,6 +29,8 @@ __all__ = [
     "bank_option",
     "bank_path",
     "bank_root",
+    "batch_options",
+    "batch_runner",
     "cassette_options",
     "load_tasks",
     "max_usd_option",
@@ -110,6 +119,58 @@ max_usd_option = click.option(
     "passes it; stop cleanly (resumable) once the calls made pass it. Needs prices for every "
     "model called (docs/models.md).",
 )
+
+
+def batch_options(func: Callable[..., None]) -> Callable[..., None]:
+    """--batch, --batch-poll SECONDS and --batch-retries N."""
+    func = click.option(
+        "--batch-retries",
+        default=2,
+        show_default=True,
+        type=click.IntRange(min=0, max=20),
+        help="With --batch: submit requests that expired or errored again, this many times.",
+    )(func)
+    func = click.option(
+        "--batch-poll",
+        default=30.0,
+        show_default=True,
+        type=click.FloatRange(min=0.0),
+        help="With --batch: seconds between status checks of a batch.",
+    )(func)
+    return click.option(
+        "--batch",
+        "use_batch",
+        is_flag=True,
+        help="Send the calls through the providers' batch APIs (OpenAI Batch, Anthropic Message "
+        "Batches): half the price, up to 24 h of latency. Batch ids go to OUT/batches.jsonl; a "
+        "rerun resumes polling them.",
+    )(func)
+
+
+def batch_runner(
+    use_batch: bool, out: Path, cassette: Path, mode: str, poll_s: float, retries: int, quiet: bool
+) -> BatchRunner | None:
+    """The batch runner for --batch (None without it); it fills ``cassette`` in mode auto."""
+    if not use_batch:
+        return None
+    if mode != "auto":
+        raise InputError(
+            f"--batch fills the cassette and replays it: it needs --mode auto, not {mode}",
+            field="--mode",
+        )
+    from vcost.models import BatchLog, BatchRunner, Cassette
+
+    def say(text: str) -> None:
+        if not quiet:
+            click.echo(text, err=True)
+
+    return BatchRunner(
+        Cassette(cassette, mode="auto"),
+        BatchLog(out / "batches.jsonl"),
+        poll_s=poll_s,
+        rounds=retries + 1,
+        on_event=say,
+    )
 
 
 class ProjectionPrinter:

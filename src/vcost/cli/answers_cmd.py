@@ -21,6 +21,8 @@ from vcost.answers import (
 from vcost.cli._common import (
     ProjectionPrinter,
     bank_option,
+    batch_options,
+    batch_runner,
     check_keys,
     load_tasks,
     max_usd_option,
@@ -98,6 +100,7 @@ answers.add_command(compare_evalplus_cmd)
 )  # fmt: skip
 @run_options("Run folder: answers.jsonl and cassette.jsonl go here.")
 @max_usd_option
+@batch_options
 @click.option("--json", "as_json", is_flag=True, help="Print the per-model table as JSON.")
 def generate(
     models_file: Path,
@@ -110,6 +113,9 @@ def generate(
     mode: str,
     concurrency: int,
     max_usd: float | None,
+    use_batch: bool,
+    batch_poll: float,
+    batch_retries: int,
     as_json: bool,
 ) -> None:
     """Each model answers each task n times from one fixed prompt; every answer is graded.
@@ -124,6 +130,9 @@ def generate(
     log = AnswerLog(out / "answers.jsonl")
     check_keys(models, mode)
     client = model_client(cassette or out / "cassette.jsonl", mode)
+    batch = batch_runner(
+        use_batch, out, cassette or out / "cassette.jsonl", mode, batch_poll, batch_retries, False
+    )
     meter = CostMeter(max_usd)
     projection = ProjectionPrinter()
     with progress("answers", disable=as_json, meter=meter) as update:
@@ -138,6 +147,7 @@ def generate(
             progress=update,
             meter=meter,
             on_projection=projection,
+            batch=batch,
         )
     rows = natural_error_table(log.answers())
     if as_json:

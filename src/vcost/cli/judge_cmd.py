@@ -15,6 +15,8 @@ from vcost.answers import read_selection
 from vcost.cli._common import (
     ProjectionPrinter,
     bank_option,
+    batch_options,
+    batch_runner,
     check_keys,
     load_tasks,
     max_usd_option,
@@ -115,6 +117,7 @@ def judge_group() -> None:
 )
 @run_options("Run folder: judgments.jsonl, cassette.jsonl and trace-<configuration>/ go here.")
 @max_usd_option
+@batch_options
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 def run(
     selection_file: Path,
@@ -129,6 +132,9 @@ def run(
     mode: str,
     concurrency: int,
     max_usd: float | None,
+    use_batch: bool,
+    batch_poll: float,
+    batch_retries: int,
     as_json: bool,
 ) -> None:
     """Each checker judges every selected answer k times (never its own family's answers).
@@ -145,6 +151,9 @@ def run(
     log = JudgmentLog(out / "judgments.jsonl")
     check_keys(checkers, mode)
     client = model_client(cassette or out / "cassette.jsonl", mode)
+    batch = batch_runner(
+        use_batch, out, cassette or out / "cassette.jsonl", mode, batch_poll, batch_retries, False
+    )
     sandbox = Sandbox("auto") if max_runs else None
     meter = CostMeter(max_usd)
     projection = ProjectionPrinter()
@@ -163,6 +172,7 @@ def run(
             progress=update,
             meter=meter,
             on_projection=projection,
+            batch=batch,
         )
     done = log.judgments(perturbation, checkers=checkers)  # type: ignore[arg-type]
     trace = judgments_trace(done, selection)

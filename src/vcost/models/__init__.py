@@ -15,6 +15,7 @@ See docs/models.md.
 from __future__ import annotations
 
 from vcost.models._anthropic import AnthropicClient
+from vcost.models._batch import BATCH_PRICE_FACTOR, BatchLog, BatchRequestError, BatchRunner
 from vcost.models._cassette import Cassette, CassetteClient, CassetteMode
 from vcost.models._client import (
     Completion,
@@ -62,9 +63,13 @@ from vcost.models._retry import RetryPolicy
 from vcost.models._routing import RoutingClient
 
 __all__ = [
+    "BATCH_PRICE_FACTOR",
     "DEFAULT_API_KEY_ENV",
     "OUTPUT_FIELDS",
     "AnthropicClient",
+    "BatchLog",
+    "BatchRequestError",
+    "BatchRunner",
     "BudgetStopError",
     "Cassette",
     "CassetteClient",

@@ -88,6 +88,8 @@ class CostProjection:
     """The projected cost of a run, per model and in total (see the module docstring)."""
 
     models: tuple[ModelProjection, ...]
+    #: the fraction of the listed prices charged (0.5 for provider batches)
+    price_factor: float = 1.0
 
     @property
     def calls(self) -> int:
@@ -122,6 +124,8 @@ class CostProjection:
         text = f"projected cost: {total} for {self.calls} call(s)"
         if self.replayed:
             text += f" ({self.replayed} more replayed from the cassette, free)"
+        if self.price_factor != 1.0:
+            text += f" at {self.price_factor:.0%} of the listed prices (provider batch)"
         if parts:
             text += ": " + "; ".join(parts)
         if self.unpriced:
@@ -135,6 +139,7 @@ class CostProjection:
             "replayed": self.replayed,
             "cost_usd": self.cost_usd,
             "unpriced": self.unpriced,
+            "price_factor": self.price_factor,
             "models": [m.to_dict() for m in self.models],
         }
 
@@ -154,9 +159,11 @@ def project_cost(
     recorded: Callable[[str], bool] | None = None,
     rounds: int = 1,
     extra_input_tokens: int = 0,
+    price_factor: float = 1.0,
 ) -> CostProjection:
     """The projected cost of ``requests`` (module docstring). ``recorded(request_hash)`` says
-    which requests replay for free; ``rounds`` is the most calls one request can become."""
+    which requests replay for free; ``rounds`` is the most calls one request can become;
+    ``price_factor`` scales the listed prices (0.5: a provider batch)."""
     if rounds < 1:
         raise ValueError("rounds must be at least 1")
     totals: dict[str, list[int]] = {}
@@ -188,6 +195,7 @@ def project_cost(
                 + tokens_out * (config.output_price_per_mtok or 0.0)
             )
             / 1_000_000
+            * price_factor
             if priced
             else None
         )
@@ -203,7 +211,7 @@ def project_cost(
                 config.output_price_per_mtok,
             )
         )
-    return CostProjection(tuple(models))
+    return CostProjection(tuple(models), price_factor)
 
 
 class CostLimitError(VcostError):
@@ -268,6 +276,12 @@ class CostMeter:
         with self._lock:
             self.calls += 1
             self._spent += completion.cost_usd or 0.0
+
+    def add_usd(self, amount: float) -> None:
+        """Count a call paid outside a client (a batch result)."""
+        with self._lock:
+            self.calls += 1
+            self._spent += amount
 
     def stop(self, config: ModelConfig) -> BudgetStopError:
         with self._lock:
