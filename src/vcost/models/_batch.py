@@ -293,6 +293,9 @@ class BatchRunner:
                         row = json.loads(line)
                         out[row["custom_id"]] = _openai_line(row)
             why = f"batch {batch_id} ended {batch.status} without this request"
+            problems = [e.message for e in (batch.errors.data or [])] if batch.errors else []
+            if problems:  # a batch that failed validation says why
+                why += f": {'; '.join(str(p) for p in problems[:3])}"
         else:
             sdk_a = self.routing.anthropic._sdk(config)
             if sdk_a.messages.batches.retrieve(batch_id).processing_status != "ended":
