@@ -187,6 +187,25 @@ def test_the_cap_keeps_a_retry_batch_from_being_submitted(
     assert server.batches_created == 2
 
 
+def test_a_failed_openai_batch_is_retried_with_its_reason(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(KEY_ENV, API_KEY)
+    server = ProviderServer("openai", _answer).start()
+    try:
+        models = _models(tmp_path / "models.toml", server)
+        server.fail_next_batches = 2  # both rounds fail validation
+        failed = _generate(models, tmp_path / "run", "--batch-retries", "1")
+        assert failed.exit_code == 1, failed.output
+        errors = _lines(tmp_path / "run" / "answers.jsonl")
+        assert len(errors) == 3
+        assert all("ended failed" in e["error"] for e in errors)
+        assert all("Test failure of the batch." in e["error"] for e in errors)
+        assert server.batches_created == 2
+    finally:
+        server.stop()
+
+
 def test_batch_needs_mode_auto(server: ProviderServer, tmp_path: Path) -> None:
     models = _models(tmp_path / "models.toml", server)
     refused = _generate(models, tmp_path / "run", "--mode", "record")

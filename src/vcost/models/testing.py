@@ -28,7 +28,8 @@ wire formats:
 
 Each request of a batch is answered like a live call (the queue, the responder or the echo). A
 batch ends after ``batch_polls`` status reads, never while ``hold_batches`` is set; the next
-``expire_next`` requests processed expire instead of being answered.
+``expire_next`` requests processed expire instead of being answered; the next
+``fail_next_batches`` OpenAI batches fail validation (status ``failed``, reasons in ``errors``).
 """
 
 from __future__ import annotations
@@ -123,6 +124,7 @@ class ProviderServer:
         self.batch_polls = 1
         self.hold_batches = False
         self.expire_next = 0
+        self.fail_next_batches = 0
         self.files: dict[str, bytes] = {}
         self.batches: dict[str, dict[str, Any]] = {}
         self.batch_inputs: dict[str, list[dict[str, Any]]] = {}
@@ -404,6 +406,19 @@ class ProviderServer:
 
     def _finish(self, batch_id: str) -> None:
         batch = self.batches[batch_id]
+        with self.lock:
+            fail = self.provider == "openai" and self.fail_next_batches > 0
+            self.fail_next_batches -= fail
+        if fail:  # an OpenAI batch that failed validation: no files, the reasons in errors
+            batch["status"] = "failed"
+            batch["errors"] = {
+                "object": "list",
+                "data": [{"code": "invalid_request", "message": "Test failure of the batch.",
+                          "param": None, "line": 1}],
+            }  # fmt: skip
+            with self.lock:
+                self.batch_results[batch_id] = []
+            return
         results: list[dict[str, Any]] = []
         for item in self.batch_inputs[batch_id]:
             with self.lock:
