@@ -41,7 +41,7 @@ def test_generate_select_judge_then_replay(tmp_path: Path, offline: OfflineModel
               str(run), "--json"],
     )  # fmt: skip
     assert made.exit_code == 0, made.output
-    body = json.loads(made.output)
+    body = json.loads(made.stdout)
     assert body["run"]["written"] == 8
     assert {m["model"] for m in body["models"]} == {"strong", "weak"}
 
@@ -49,7 +49,7 @@ def test_generate_select_judge_then_replay(tmp_path: Path, offline: OfflineModel
         cli, ["answers", "generate", "--models", str(answerers), *tasks, "-n", "2", "--out",
               str(run), "--json"],
     )  # fmt: skip
-    assert json.loads(again.output)["run"]["skipped"] == 8  # a rerun resumes: nothing redone
+    assert json.loads(again.stdout)["run"]["skipped"] == 8  # a rerun resumes: nothing redone
 
     table = runner.invoke(cli, ["answers", "table", str(run / "answers.jsonl")])
     assert "Natural errors per model" in table.output
@@ -59,7 +59,7 @@ def test_generate_select_judge_then_replay(tmp_path: Path, offline: OfflineModel
               "--seed", "2", "--json"],
     )  # fmt: skip
     assert selected.exit_code == 0, selected.output
-    assert json.loads(selected.output)["counts"]["ground_truth"]["correct"] == 2
+    assert json.loads(selected.stdout)["counts"]["ground_truth"]["correct"] == 2
 
     judged = runner.invoke(
         cli, ["judge", "run", str(run / "sel.json"), "--models", str(checkers), "-k", "2",
@@ -74,7 +74,7 @@ def test_generate_select_judge_then_replay(tmp_path: Path, offline: OfflineModel
               "--out", str(run), "--perturbation", "same-family", "--json"],
     )  # fmt: skip
     assert own.exit_code == 0, own.output
-    flips = json.loads(own.output)["flips"]
+    flips = json.loads(own.stdout)["flips"]
     assert flips
     assert {f["perturbation"] for f in flips} == {"same-family"}
     assert {f["checker"] for f in flips} == {"checker-a"}  # the only checker with a family here

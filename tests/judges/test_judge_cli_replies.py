@@ -21,7 +21,7 @@ def test_schema_valid_unverifiable_reply_writes_a_trace(judge_run: JudgeRun) -> 
     assert {e["verdict"] for e in episodes} == {""}
     again = judge_run.invoke()
     assert again.exit_code == 0, again.output
-    assert json.loads(again.output)["run"]["skipped"] == 2
+    assert json.loads(again.stdout)["run"]["skipped"] == 2
     # the stated confidence is kept in the log
     assert {r["confidence"] for r in judge_run.records()} == {0.6}
 

@@ -17,18 +17,18 @@ def test_changed_temperature_or_model_id_under_one_alias_is_judged_anew(
     cold = models_file(judge_run.folder / "cold.toml", judge_run.server, temperature=0.0)
     first = judge_run.invoke(models=cold)
     assert first.exit_code == 0, first.output
-    assert json.loads(first.output)["run"]["written"] == 2
+    assert json.loads(first.stdout)["run"]["written"] == 2
     again = judge_run.invoke(models=cold)
-    assert json.loads(again.output)["run"] == {
-        **json.loads(again.output)["run"], "written": 0, "skipped": 2,
+    assert json.loads(again.stdout)["run"] == {
+        **json.loads(again.stdout)["run"], "written": 0, "skipped": 2,
     }  # fmt: skip
 
     warm = models_file(judge_run.folder / "warm.toml", judge_run.server, temperature=0.7)
     changed = judge_run.invoke(models=warm)
     assert changed.exit_code == 0, changed.output
-    assert json.loads(changed.output)["run"]["written"] == 2  # was "2 already there"
+    assert json.loads(changed.stdout)["run"]["written"] == 2  # was "2 already there"
     other = models_file(judge_run.folder / "other.toml", judge_run.server, model="judge-2")
-    assert json.loads(judge_run.invoke(models=other).output)["run"]["written"] == 2
+    assert json.loads(judge_run.invoke(models=other).stdout)["run"]["written"] == 2
 
     # the trace holds the current configuration only, never a mix
     trace = judge_run.folder / "run" / "trace-standard"
@@ -39,7 +39,7 @@ def test_changed_temperature_or_model_id_under_one_alias_is_judged_anew(
     # and the older configuration resumes from the log: nothing is called again
     requests = len(judge_run.server.requests)
     back = judge_run.invoke(models=warm)
-    assert json.loads(back.output)["run"]["skipped"] == 2
+    assert json.loads(back.stdout)["run"]["skipped"] == 2
     assert len(judge_run.server.requests) == requests
 
 

@@ -24,13 +24,21 @@ from vcost.errors import InputError
 from vcost.jsonl_log import JsonlLog
 from vcost.models import (
     OUTPUT_FIELDS,
+    BatchRunner,
+    BudgetStopError,
     Completion,
+    CostMeter,
+    CostProjection,
+    MeteredClient,
     ModelClient,
     ModelConfig,
     ModelError,
     Request,
+    check_projection,
     complete_many,
     config_fingerprint,
+    project_cost,
+    recorded_in,
 )
 from vcost.sandbox import Sandbox
 from vcost.tasks import CodeTask, Task
@@ -76,12 +84,15 @@ class AnswerLog(JsonlLog):
 
 @dataclass
 class GenerateResult:
-    """What one run did: answers written now, already there, and calls that failed."""
+    """What one run did: answers written now, already there, calls that failed, calls not
+    started because the run's spend passed its cap (``stopped``), and this run's spend."""
 
     written: int = 0
     skipped: int = 0
     failed: int = 0
     errors: list[str] = field(default_factory=list)
+    stopped: int = 0
+    cost_usd: float = 0.0
 
 
 def answer_record(
@@ -188,11 +199,19 @@ def generate_answers(
     concurrency: int | None = None,
     grade_workers: int = 2,
     progress: Progress | None = None,
+    meter: CostMeter | None = None,
+    on_projection: Callable[[CostProjection], None] | None = None,
+    batch: BatchRunner | None = None,
 ) -> GenerateResult:
     """Each model answers each task ``n`` times; each answer is graded and logged when done.
 
     Answers already in ``log`` are skipped (a rerun resumes); failed calls are retried.
-    ``progress(done, total)`` counts answers handled in this run.
+    ``progress(done, total)`` counts answers handled in this run. Before any call the projected
+    cost goes to ``on_projection``; with a ``meter`` every call's cost is counted on it, a
+    projection past its ``max_usd`` raises :class:`~vcost.models.CostLimitError`, and once
+    the spend passes it the remaining calls are not made (``result.stopped``; not logged, so a
+    rerun resumes them). See vcost.models._cost. With ``batch`` the calls go through the
+    providers' batch APIs first (vcost.models._batch), projected at the batch price.
     """
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise InputError(f"n must be a positive integer, not {n!r}", field="n")
@@ -210,6 +229,21 @@ def generate_answers(
                 else:
                     todo.append((task, config, repeat))
     total = len(todo)
+    requests = [Request(answer_messages(t), c, r) for t, c, r in todo]
+    if todo and (meter is not None or on_projection is not None):
+        projection = project_cost(
+            requests,
+            recorded=recorded_in(client) if batch is None else batch.cassette.__contains__,
+            price_factor=1.0 if batch is None else batch.price_factor,
+        )
+        if on_projection is not None:
+            on_projection(projection)
+        check_projection(projection, None if meter is None else meter.max_usd)
+    if batch is not None:  # answered through provider batches, then replayed
+        batch.run(requests, meter=meter)
+        client = batch.client(meter)
+    elif meter is not None:
+        client = MeteredClient(client, meter)
     if progress is not None:
         progress(0, total)
     if not todo:
@@ -221,6 +255,10 @@ def generate_answers(
     def handle(i: int, outcome: Completion | ModelError) -> None:
         nonlocal handled
         task, config, repeat = todo[i]
+        if isinstance(outcome, BudgetStopError):
+            with lock:
+                result.stopped += 1
+            return
         if isinstance(outcome, ModelError):
             log.append(_error_record(task, config, repeat, outcome))
         else:
@@ -236,7 +274,6 @@ def generate_answers(
             if progress is not None:
                 progress(handled, total)
 
-    requests = [Request(answer_messages(t), c, r) for t, c, r in todo]
     with ThreadPoolExecutor(max_workers=grade_workers) as graders:
         futures: list[Future[None]] = []
         complete_many(
@@ -247,4 +284,6 @@ def generate_answers(
         )
         for future in futures:
             future.result()
+    if meter is not None:
+        result.cost_usd = meter.spent_usd
     return result

@@ -8,24 +8,37 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 import click
+from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from vcost.errors import InputError
 
 if TYPE_CHECKING:  # the model clients load on first use (`vcost grade` needs none)
-    from vcost.models import CassetteMode, ModelClient, ModelConfig
+    from vcost.models import (
+        BatchRunner,
+        CassetteMode,
+        CostMeter,
+        CostProjection,
+        ModelClient,
+        ModelConfig,
+    )
 from vcost.tasks import BUNDLED_BANK, Task, load_bank
 
 __all__ = [
+    "ProjectionPrinter",
     "bank_option",
     "bank_path",
     "bank_root",
+    "batch_options",
+    "batch_runner",
     "cassette_options",
     "load_tasks",
+    "max_usd_option",
     "model_client",
     "model_options",
     "pick",
     "progress",
+    "report_stopped",
     "run_options",
     "selection_argument",
 ]
@@ -97,6 +110,94 @@ def cassette_options(func: Callable[..., None]) -> Callable[..., None]:
         type=click.Path(dir_okay=False, path_type=Path),
         help="Record/replay model calls in this JSONL file (default: <out>/cassette.jsonl).",
     )(func)
+
+
+max_usd_option = click.option(
+    "--max-usd",
+    type=click.FloatRange(min=0.0),
+    help="Cost cap in USD for this run's model calls: refuse to start when the projected cost "
+    "passes it; stop cleanly (resumable) once the calls made pass it. Needs prices for every "
+    "model called (docs/models.md).",
+)
+
+
+def batch_options(func: Callable[..., None]) -> Callable[..., None]:
+    """--batch, --batch-poll SECONDS and --batch-retries N."""
+    func = click.option(
+        "--batch-retries",
+        default=2,
+        show_default=True,
+        type=click.IntRange(min=0, max=20),
+        help="With --batch: submit requests that expired or errored again, this many times.",
+    )(func)
+    func = click.option(
+        "--batch-poll",
+        default=30.0,
+        show_default=True,
+        type=click.FloatRange(min=0.0),
+        help="With --batch: seconds between status checks of a batch.",
+    )(func)
+    return click.option(
+        "--batch",
+        "use_batch",
+        is_flag=True,
+        help="Send the calls through the providers' batch APIs (OpenAI Batch, Anthropic Message "
+        "Batches): half the price, up to 24 h of latency. Batch ids go to OUT/batches.jsonl; a "
+        "rerun resumes polling them.",
+    )(func)
+
+
+def batch_runner(
+    use_batch: bool, out: Path, cassette: Path, mode: str, poll_s: float, retries: int, quiet: bool
+) -> BatchRunner | None:
+    """The batch runner for --batch (None without it); it fills ``cassette`` in mode auto."""
+    if not use_batch:
+        return None
+    if mode != "auto":
+        raise InputError(
+            f"--batch fills the cassette and replays it: it needs --mode auto, not {mode}",
+            field="--mode",
+        )
+    from vcost.models import BatchLog, BatchRunner, Cassette
+
+    def say(text: str) -> None:
+        if not quiet:
+            click.echo(text, err=True)
+
+    return BatchRunner(
+        Cassette(cassette, mode="auto"),
+        BatchLog(out / "batches.jsonl"),
+        poll_s=poll_s,
+        rounds=retries + 1,
+        on_event=say,
+    )
+
+
+class ProjectionPrinter:
+    """Prints the projected cost on stderr (stdout stays clean for --json) before any call,
+    and keeps it for the JSON summary."""
+
+    def __init__(self) -> None:
+        self.projection: CostProjection | None = None
+
+    def __call__(self, projection: CostProjection) -> None:
+        self.projection = projection
+        click.echo(projection.describe(), err=True)
+
+    def to_dict(self) -> dict[str, object] | None:
+        return None if self.projection is None else self.projection.to_dict()
+
+
+def report_stopped(meter: CostMeter, stopped: int, log_path: Path) -> None:
+    """Say that a run stopped at its cap, and exit 3."""
+    click.secho(
+        f"stopped at --max-usd {meter.max_usd:g}: this run spent ${meter.spent_usd:.4f} on "
+        f"{meter.calls} call(s); {stopped} call(s) not made. Everything finished is in "
+        f"{log_path}; rerun with a higher --max-usd to resume where it stopped.",
+        err=True,
+        fg="yellow",
+    )
+    raise click.exceptions.Exit(3)
 
 
 def bank_path(bank: str | Path) -> Path:
@@ -174,19 +275,25 @@ def model_client(cassette: Path, mode: str) -> ModelClient:
 
 
 @contextmanager
-def progress(label: str, *, disable: bool = False) -> Iterator[Callable[[int, int], None]]:
-    """A progress bar; yields ``update(done, total)``."""
+def progress(
+    label: str, *, disable: bool = False, meter: CostMeter | None = None
+) -> Iterator[Callable[[int, int], None]]:
+    """A progress bar; yields ``update(done, total)``. With a ``meter`` the bar shows this
+    run's spend so far (and the cap)."""
+    columns = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn()]
+    if meter is not None:
+        columns.append(TextColumn("{task.fields[cost]}"))
+    # a console of its own, on stderr: rich's shared console decides once, when first made,
+    # whether the terminal is interactive, and a bar on stdout would mix with the results
+    console = Console(stderr=True)
     with Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        transient=True,
-        disable=disable,
+        *columns, TimeElapsedColumn(), transient=True, disable=disable, console=console
     ) as bar:
-        job = bar.add_task(label, total=None)
+        job = bar.add_task(label, total=None, cost="" if meter is None else meter.describe())
 
         def update(done: int, total: int) -> None:
-            bar.update(job, completed=done, total=total)
+            cost = "" if meter is None else meter.describe()
+            # drawn now, not at the next tick: the spend shown is never behind the calls made
+            bar.update(job, completed=done, total=total, cost=cost, refresh=meter is not None)
 
         yield update

@@ -19,19 +19,24 @@ from vcost.answers import (
     write_selection,
 )
 from vcost.cli._common import (
+    ProjectionPrinter,
     bank_option,
+    batch_options,
+    batch_runner,
     check_keys,
     load_tasks,
+    max_usd_option,
     model_client,
     model_options,
     pick,
     progress,
+    report_stopped,
     run_options,
 )
 from vcost.cli.answers_import_cmd import compare_evalplus_cmd, import_cmd
 from vcost.errors import InputError
 from vcost.judges import inspect_answers
-from vcost.models import load_models
+from vcost.models import CostMeter, load_models
 from vcost.sandbox import Sandbox
 
 __all__ = ["answers", "errors_table", "selection_table"]
@@ -94,6 +99,8 @@ answers.add_command(compare_evalplus_cmd)
     help="Answers per model and task.",
 )  # fmt: skip
 @run_options("Run folder: answers.jsonl and cassette.jsonl go here.")
+@max_usd_option
+@batch_options
 @click.option("--json", "as_json", is_flag=True, help="Print the per-model table as JSON.")
 def generate(
     models_file: Path,
@@ -105,19 +112,30 @@ def generate(
     cassette: Path | None,
     mode: str,
     concurrency: int,
+    max_usd: float | None,
+    use_batch: bool,
+    batch_poll: float,
+    batch_retries: int,
     as_json: bool,
 ) -> None:
     """Each model answers each task n times from one fixed prompt; every answer is graded.
 
     Answers are appended to OUT/answers.jsonl as they are graded; a rerun skips what is there
     and retries failed calls. Wrong answers are labelled natural errors (type and level).
+    The projected cost is printed before any call; --max-usd caps it (exit 3 when a run
+    stops at the cap; a rerun resumes).
     """
     models = pick(load_models(models_file), names)
     tasks = load_tasks(bank, task_ids, study_only=True)
     log = AnswerLog(out / "answers.jsonl")
     check_keys(models, mode)
     client = model_client(cassette or out / "cassette.jsonl", mode)
-    with progress("answers", disable=as_json) as update:
+    batch = batch_runner(
+        use_batch, out, cassette or out / "cassette.jsonl", mode, batch_poll, batch_retries, False
+    )
+    meter = CostMeter(max_usd)
+    projection = ProjectionPrinter()
+    with progress("answers", disable=as_json, meter=meter) as update:
         result = generate_answers(
             tasks,
             models,
@@ -127,19 +145,28 @@ def generate(
             n=n,
             concurrency=concurrency,
             progress=update,
+            meter=meter,
+            on_projection=projection,
+            batch=batch,
         )
     rows = natural_error_table(log.answers())
     if as_json:
-        body = {"run": vars(result), "models": [r.to_dict() for r in rows]}
+        body = {
+            "run": vars(result),
+            "projection": projection.to_dict(),
+            "models": [r.to_dict() for r in rows],
+        }
         click.echo(json.dumps(body, indent=2))
     else:
         Console().print(errors_table(rows))
         click.echo(
             f"{result.written} answer(s) written, {result.skipped} already there, "
-            f"{result.failed} call(s) failed → {log.path}"
+            f"{result.failed} call(s) failed, ${result.cost_usd:.4f} spent → {log.path}"
         )
         for line in result.errors[:10]:
             click.echo(f"  failed: {line}", err=True)
+    if result.stopped:
+        report_stopped(meter, result.stopped, log.path)
     if result.failed:
         raise click.exceptions.Exit(1)
 

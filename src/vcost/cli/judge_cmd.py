@@ -13,13 +13,18 @@ from rich.table import Table
 
 from vcost.answers import read_selection
 from vcost.cli._common import (
+    ProjectionPrinter,
     bank_option,
+    batch_options,
+    batch_runner,
     check_keys,
     load_tasks,
+    max_usd_option,
     model_client,
     model_options,
     pick,
     progress,
+    report_stopped,
     run_options,
     selection_argument,
 )
@@ -35,7 +40,7 @@ from vcost.judges import (
     judgments_trace,
     order_swap,
 )
-from vcost.models import ModelConfig, load_models
+from vcost.models import CostMeter, ModelConfig, load_models
 from vcost.sandbox import Sandbox
 from vcost.stats import clopper_pearson
 from vcost.trace import Trace
@@ -111,6 +116,8 @@ def judge_group() -> None:
     help="Let checkers run up to this many test blocks against the answer in the sandbox.",
 )
 @run_options("Run folder: judgments.jsonl, cassette.jsonl and trace-<configuration>/ go here.")
+@max_usd_option
+@batch_options
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 def run(
     selection_file: Path,
@@ -124,13 +131,19 @@ def run(
     cassette: Path | None,
     mode: str,
     concurrency: int,
+    max_usd: float | None,
+    use_batch: bool,
+    batch_poll: float,
+    batch_retries: int,
     as_json: bool,
 ) -> None:
     """Each checker judges every selected answer k times (never its own family's answers).
 
     Judgments are appended to OUT/judgments.jsonl as they finish (a rerun resumes); the
     finished ones of this configuration are written as a verification trace to
-    OUT/trace-<configuration>/ (episodes with verifier kind "model").
+    OUT/trace-<configuration>/ (episodes with verifier kind "model"). The projected cost is
+    printed before any call; --max-usd caps it (exit 3 when a run stops at the cap; a rerun
+    resumes).
     """
     selection = read_selection(selection_file)
     checkers = pick(load_models(models_file), names)
@@ -138,8 +151,13 @@ def run(
     log = JudgmentLog(out / "judgments.jsonl")
     check_keys(checkers, mode)
     client = model_client(cassette or out / "cassette.jsonl", mode)
+    batch = batch_runner(
+        use_batch, out, cassette or out / "cassette.jsonl", mode, batch_poll, batch_retries, False
+    )
     sandbox = Sandbox("auto") if max_runs else None
-    with progress(f"judgments ({perturbation})", disable=as_json) as update:
+    meter = CostMeter(max_usd)
+    projection = ProjectionPrinter()
+    with progress(f"judgments ({perturbation})", disable=as_json, meter=meter) as update:
         result = judge(
             selection,
             tasks,
@@ -152,13 +170,17 @@ def run(
             sandbox=sandbox,
             concurrency=concurrency,
             progress=update,
+            meter=meter,
+            on_projection=projection,
+            batch=batch,
         )
     done = log.judgments(perturbation, checkers=checkers)  # type: ignore[arg-type]
     trace = judgments_trace(done, selection)
     folder = write_trace(trace, out / f"trace-{perturbation}", overwrite=True)
     summary = _summary(log, checkers, perturbation)
     if as_json:
-        click.echo(json.dumps({"run": vars(result), **summary}, indent=2, default=str))
+        body = {"run": vars(result), "projection": projection.to_dict(), **summary}
+        click.echo(json.dumps(body, indent=2, default=str))
     else:
         console = Console()
         console.print(verdicts_table(trace))
@@ -172,10 +194,12 @@ def run(
         click.echo(
             f"{result.written} judgment(s) written, {result.skipped} already there, "
             f"{result.failed} call(s) failed, {result.excluded_own_family} own-family pair(s) "
-            f"skipped → {log.path}; trace → {folder}"
+            f"skipped, ${result.cost_usd:.4f} spent → {log.path}; trace → {folder}"
         )
         for line in result.errors[:10]:
             click.echo(f"  failed: {line}", err=True)
+    if result.stopped:
+        report_stopped(meter, result.stopped, log.path)
     if result.failed:
         raise click.exceptions.Exit(1)
 

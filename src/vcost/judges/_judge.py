@@ -30,12 +30,21 @@ from vcost.jsonl_log import JsonlLog
 from vcost.judges._perturb import PERTURBATIONS, Perturbation, perturb
 from vcost.judges._prompt import JUDGE_PROMPT_VERSION, judge_messages, parse_reply, run_blocks
 from vcost.models import (
+    BatchRunner,
+    BudgetStopError,
     Completion,
+    CostMeter,
+    CostProjection,
     Messages,
+    MeteredClient,
     ModelClient,
     ModelConfig,
     ModelError,
+    Request,
+    check_projection,
     config_fingerprint,
+    project_cost,
+    recorded_in,
 )
 from vcost.sandbox import Sandbox
 from vcost.tasks import CodeTask, Task
@@ -116,6 +125,8 @@ class JudgeResult:
     failed: int = 0
     excluded_own_family: int = 0
     errors: list[str] = field(default_factory=list)
+    stopped: int = 0
+    cost_usd: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -230,8 +241,17 @@ def judge(
     sandbox: Sandbox | None = None,
     concurrency: int = 8,
     progress: Progress | None = None,
+    meter: CostMeter | None = None,
+    on_projection: Callable[[CostProjection], None] | None = None,
+    batch: BatchRunner | None = None,
 ) -> JudgeResult:
-    """Each checker judges each selected answer ``k`` times (module docstring); resumable."""
+    """Each checker judges each selected answer ``k`` times (module docstring); resumable.
+
+    Cost control as in :func:`vcost.answers.generate_answers` (``meter``, ``on_projection``);
+    a checker that runs code is projected at ``max_runs + 1`` calls per judgment. A judgment
+    whose conversation is cut by the cap is not logged (its calls made so far are in the
+    cassette, so a rerun replays them for free). With ``batch`` the calls go through the
+    providers' batch APIs first (vcost.models._batch), projected at the batch price."""
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         raise InputError(f"k must be a positive integer, not {k!r}", field="k")
     if perturbation not in PERTURBATIONS:
@@ -242,6 +262,12 @@ def judge(
         )
     if max_runs and sandbox is None:
         raise InputError("a checker that runs code needs a sandbox", field="max_runs")
+    if max_runs and batch is not None:
+        raise InputError(
+            "a checker that runs code holds a conversation, which a provider batch cannot",
+            field="batch",
+            hint="leave out --batch or --run-code",
+        )
     missing = sorted({a.task_id for a in selection.answers} - set(tasks))
     if missing:
         raise InputError(
@@ -274,6 +300,25 @@ def judge(
         if perturbation not in ("standard", "same-family"):
             shown = render_answer(perturb(answer.code, perturbation), number=answer.reported)
         first[answer.answer_id] = judge_messages(tasks[answer.task_id], shown, max_runs=max_runs)
+    if jobs and (meter is not None or on_projection is not None):
+        requests = [Request(first[j.answer.answer_id], j.checker, j.repeat) for j in jobs]
+        projection = project_cost(
+            requests,
+            recorded=recorded_in(client) if batch is None else batch.cassette.__contains__,
+            price_factor=1.0 if batch is None else batch.price_factor,
+            rounds=max_runs + 1 if sandbox is not None else 1,
+            extra_input_tokens=_RUN_OUTPUT_LIMIT // 4 + 16,
+        )
+        if on_projection is not None:
+            on_projection(projection)
+        check_projection(projection, None if meter is None else meter.max_usd)
+    if batch is not None and jobs:  # answered through provider batches, then replayed
+        batch.run(
+            [Request(first[j.answer.answer_id], j.checker, j.repeat) for j in jobs], meter=meter
+        )
+        client = batch.client(meter)
+    elif meter is not None:
+        client = MeteredClient(client, meter)
 
     def one(job: _Job) -> None:
         nonlocal handled
@@ -290,6 +335,10 @@ def judge(
                 max_runs=max_runs,
                 sandbox=sandbox,
             )
+        except BudgetStopError:
+            with lock:
+                result.stopped += 1
+            return
         except ModelError as exc:
             error = exc
             record = {
@@ -319,6 +368,8 @@ def judge(
         with ThreadPoolExecutor(max_workers=max(1, min(concurrency, len(jobs)))) as pool:
             for future in [pool.submit(one, job) for job in jobs]:
                 future.result()
+    if meter is not None:
+        result.cost_usd = meter.spent_usd
     return result
 
 

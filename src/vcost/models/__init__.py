@@ -15,6 +15,7 @@ See docs/models.md.
 from __future__ import annotations
 
 from vcost.models._anthropic import AnthropicClient
+from vcost.models._batch import BATCH_PRICE_FACTOR, BatchLog, BatchRequestError, BatchRunner
 from vcost.models._cassette import Cassette, CassetteClient, CassetteMode
 from vcost.models._client import (
     Completion,
@@ -34,6 +35,18 @@ from vcost.models._config import (
     config_fingerprint,
     load_models,
 )
+from vcost.models._cost import (
+    BudgetStopError,
+    CostLimitError,
+    CostMeter,
+    CostProjection,
+    MeteredClient,
+    ModelProjection,
+    check_projection,
+    estimate_input_tokens,
+    project_cost,
+    recorded_in,
+)
 from vcost.models._errors import (
     CassetteMissError,
     ModelAuthError,
@@ -50,19 +63,29 @@ from vcost.models._retry import RetryPolicy
 from vcost.models._routing import RoutingClient
 
 __all__ = [
+    "BATCH_PRICE_FACTOR",
     "DEFAULT_API_KEY_ENV",
     "OUTPUT_FIELDS",
     "AnthropicClient",
+    "BatchLog",
+    "BatchRequestError",
+    "BatchRunner",
+    "BudgetStopError",
     "Cassette",
     "CassetteClient",
     "CassetteMissError",
     "CassetteMode",
     "Completion",
+    "CostLimitError",
+    "CostMeter",
+    "CostProjection",
     "Messages",
+    "MeteredClient",
     "ModelAuthError",
     "ModelClient",
     "ModelConfig",
     "ModelError",
+    "ModelProjection",
     "ModelQuotaError",
     "ModelRequestError",
     "ModelResponseError",
@@ -76,8 +99,12 @@ __all__ = [
     "UnknownModelError",
     "Usage",
     "canonical_request",
+    "check_projection",
     "complete_many",
     "config_fingerprint",
+    "estimate_input_tokens",
     "load_models",
+    "project_cost",
+    "recorded_in",
     "request_hash",
 ]

@@ -68,10 +68,9 @@ class AnthropicClient(SdkAdapter["anthropic.Anthropic"]):
             http_client=self._http_client,
         )
 
-    def _attempt(self, messages: list[dict[str, str]], config: ModelConfig) -> Reply:
-        import anthropic
-
-        sdk = self._sdk(config)
+    def params(self, messages: list[dict[str, str]], config: ModelConfig) -> dict[str, Any]:
+        """The Messages request parameters (temperature under ``extra_body``; see the module
+        docstring)."""
         system = [config.system_prompt] if config.system_prompt is not None else []
         system += [m["content"] for m in messages if m["role"] == "system"]
         params: dict[str, Any] = {
@@ -83,6 +82,13 @@ class AnthropicClient(SdkAdapter["anthropic.Anthropic"]):
             params["extra_body"] = {"temperature": config.temperature}
         if system:
             params["system"] = "\n\n".join(system)
+        return params
+
+    def _attempt(self, messages: list[dict[str, str]], config: ModelConfig) -> Reply:
+        import anthropic
+
+        sdk = self._sdk(config)
+        params = self.params(messages, config)
         try:
             if config.stream:
                 return self._stream(sdk, params)

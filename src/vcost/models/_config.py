@@ -108,6 +108,9 @@ class ModelConfig(BaseModel):
     stream: bool = False
     input_price_per_mtok: float | None = Field(None, ge=0.0)
     output_price_per_mtok: float | None = Field(None, ge=0.0)
+    expected_output_tokens: int | None = Field(
+        None, gt=0, description="Output tokens per call in the projected cost (default max_tokens)."
+    )
 
     @model_validator(mode="before")
     @classmethod

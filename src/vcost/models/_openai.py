@@ -75,10 +75,8 @@ class OpenAIClient(SdkAdapter["openai.OpenAI"]):
             http_client=self._http_client,
         )
 
-    def _attempt(self, messages: list[dict[str, str]], config: ModelConfig) -> Reply:
-        import openai
-
-        sdk = self._sdk(config)
+    def params(self, messages: list[dict[str, str]], config: ModelConfig) -> dict[str, Any]:
+        """The Chat Completions request body for ``messages`` (also a batch line's body)."""
         sent: list[dict[str, str]] = []
         if config.system_prompt is not None:
             sent.append({"role": "system", "content": config.system_prompt})
@@ -92,6 +90,13 @@ class OpenAIClient(SdkAdapter["openai.OpenAI"]):
             params["temperature"] = config.temperature
         if config.seed is not None:
             params["seed"] = config.seed
+        return params
+
+    def _attempt(self, messages: list[dict[str, str]], config: ModelConfig) -> Reply:
+        import openai
+
+        sdk = self._sdk(config)
+        params = self.params(messages, config)
         try:
             if config.stream:
                 return self._stream(sdk, params)

@@ -8,16 +8,42 @@ Behaviour is programmed by queueing :class:`Reply` objects; with the queue empty
 checks the API key (401 otherwise), answers 404 for the model id ``no-such-model``, streams
 Server-Sent Events when the request asks for ``stream: true``, and counts requests and the
 largest number in flight at once.
+
+Both also speak their provider's **batch** endpoints, written from the providers' documented
+wire formats:
+
+- OpenAI Batch: ``POST /v1/files`` (multipart, ``purpose=batch``, a JSONL file of
+  ``{"custom_id", "method": "POST", "url": "/v1/chat/completions", "body"}`` lines),
+  ``POST /v1/batches`` (``input_file_id``, ``endpoint``, ``completion_window``),
+  ``GET /v1/batches/{id}`` (``status`` validating → in_progress → completed | expired, with
+  ``output_file_id`` / ``error_file_id``) and ``GET /v1/files/{id}/content``: output lines
+  ``{"id", "custom_id", "response": {"status_code", "request_id", "body"}, "error": null}``;
+  failed and expired requests go to the error file (``error.code`` ``batch_expired`` for the
+  latter).
+- Anthropic Message Batches: ``POST /v1/messages/batches`` (``requests``: ``custom_id`` and
+  ``params``), ``GET /v1/messages/batches/{id}`` (``processing_status`` in_progress → ended,
+  ``request_counts``, ``results_url``) and ``GET /v1/messages/batches/{id}/results``: JSONL lines
+  ``{"custom_id", "result": {"type": "succeeded", "message"} | {"type": "errored", "error"} |
+  {"type": "expired"}}``.
+
+Each request of a batch is answered like a live call (the queue, the responder or the echo). A
+batch ends after ``batch_polls`` status reads, never while ``hold_batches`` is set; the next
+``expire_next`` requests processed expire instead of being answered; the next
+``fail_next_batches`` OpenAI batches fail validation (status ``failed``, reasons in ``errors``).
 """
 
 from __future__ import annotations
 
+import itertools
 import json
+import re
 import threading
 import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from email.parser import BytesParser
+from email.policy import default as email_policy
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
@@ -94,6 +120,17 @@ class ProviderServer:
         self.in_flight = 0
         self.max_in_flight = 0
         self.request_seen = threading.Event()
+        # batch endpoints (module docstring)
+        self.batch_polls = 1
+        self.hold_batches = False
+        self.expire_next = 0
+        self.fail_next_batches = 0
+        self.files: dict[str, bytes] = {}
+        self.batches: dict[str, dict[str, Any]] = {}
+        self.batch_inputs: dict[str, list[dict[str, Any]]] = {}
+        self.batch_results: dict[str, list[dict[str, Any]]] = {}
+        self._polls: dict[str, int] = {}
+        self._ids = itertools.count(1)
         self._httpd = _Server(("127.0.0.1", 0), _handler_for(self))
         self._httpd.daemon_threads = True
         self._httpd.block_on_close = False  # do not wait for handlers a test left sleeping
@@ -284,6 +321,212 @@ class ProviderServer:
         ]
         return [(name, json.dumps(data)) for name, data in seq]
 
+    # -- batches ------------------------------------------------------------------------
+
+    @property
+    def batches_created(self) -> int:
+        with self.lock:
+            return len(self.batches)
+
+    def respond(self, request: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        """One request answered as a live call would be (status, JSON body), for a batch."""
+        with self.lock:
+            queued = self.replies.popleft() if self.replies else None
+        if queued is not None:
+            reply = queued
+        elif self.responder is not None:
+            reply = self.responder(request)
+        else:
+            reply = Reply()
+        model = str(request.get("model", ""))
+        status = 404 if model == UNKNOWN_MODEL else reply.status
+        if status != 200:
+            return status, self.error_body(status, reply.error_code, model)
+        return 200, self.body(reply, model, _reply_text(reply, request))
+
+    def _new_id(self, prefix: str) -> str:
+        return f"{prefix}{next(self._ids):06d}"
+
+    def upload(self, content: bytes) -> dict[str, Any]:
+        file_id = self._new_id("file-")
+        with self.lock:
+            self.files[file_id] = content
+        return {
+            "id": file_id, "object": "file", "bytes": len(content), "created_at": 1_700_000_000,
+            "filename": "batch.jsonl", "purpose": "batch", "status": "processed",
+        }  # fmt: skip
+
+    def create_batch(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        if self.provider == "openai":
+            content = self.files.get(str(body.get("input_file_id")))
+            if content is None or body.get("endpoint") != "/v1/chat/completions":
+                return 400, self.error_body(400, "invalid_request_error", "")
+            lines = [json.loads(line) for line in content.decode().splitlines() if line.strip()]
+            requests = [{"custom_id": x["custom_id"], "params": x["body"]} for x in lines]
+            batch_id = self._new_id("batch_")
+            batch: dict[str, Any] = {
+                "id": batch_id, "object": "batch", "endpoint": body["endpoint"],
+                "errors": None, "input_file_id": body["input_file_id"],
+                "completion_window": body.get("completion_window", "24h"),
+                "status": "validating", "output_file_id": None, "error_file_id": None,
+                "created_at": 1_700_000_000, "request_counts": {
+                    "total": len(requests), "completed": 0, "failed": 0},
+                "metadata": body.get("metadata"),
+            }  # fmt: skip
+        else:
+            requests = list(body.get("requests", []))
+            batch_id = self._new_id("msgbatch_")
+            batch = {
+                "id": batch_id, "type": "message_batch", "processing_status": "in_progress",
+                "request_counts": {"processing": len(requests), "succeeded": 0, "errored": 0,
+                                   "canceled": 0, "expired": 0},
+                "ended_at": None, "created_at": "2026-01-01T00:00:00Z",
+                "expires_at": "2026-01-02T00:00:00Z", "cancel_initiated_at": None,
+                "archived_at": None, "results_url": None,
+            }  # fmt: skip
+        with self.lock:
+            self.batches[batch_id] = batch
+            self.batch_inputs[batch_id] = requests
+            self._polls[batch_id] = 0
+        return 200, batch
+
+    def poll_batch(self, batch_id: str) -> tuple[int, dict[str, Any]]:
+        with self.lock:
+            batch = self.batches.get(batch_id)
+            if batch is None:
+                return 404, self.error_body(404, None, batch_id)
+            self._polls[batch_id] += 1
+            due = not self.hold_batches and self._polls[batch_id] >= self.batch_polls
+            ended = batch_id in self.batch_results
+        if due and not ended:
+            self._finish(batch_id)
+        elif not ended and self.provider == "openai":
+            batch["status"] = "in_progress"
+        return 200, batch
+
+    def _finish(self, batch_id: str) -> None:
+        batch = self.batches[batch_id]
+        with self.lock:
+            fail = self.provider == "openai" and self.fail_next_batches > 0
+            self.fail_next_batches -= fail
+        if fail:  # an OpenAI batch that failed validation: no files, the reasons in errors
+            batch["status"] = "failed"
+            batch["errors"] = {
+                "object": "list",
+                "data": [{"code": "invalid_request", "message": "Test failure of the batch.",
+                          "param": None, "line": 1}],
+            }  # fmt: skip
+            with self.lock:
+                self.batch_results[batch_id] = []
+            return
+        results: list[dict[str, Any]] = []
+        for item in self.batch_inputs[batch_id]:
+            with self.lock:
+                expire = self.expire_next > 0
+                self.expire_next -= expire
+            if expire:
+                results.append({"custom_id": item["custom_id"], "expired": True})
+                continue
+            status, body = self.respond(item["params"])
+            results.append({"custom_id": item["custom_id"], "status": status, "body": body})
+        ok = [r for r in results if r.get("status") == 200]
+        expired = [r for r in results if r.get("expired")]
+        errored = [r for r in results if r not in ok and r not in expired]
+        if self.provider == "openai":
+            out = [
+                {"id": self._new_id("batch_req_"), "custom_id": r["custom_id"],
+                 "response": {"status_code": 200, "request_id": "req_test", "body": r["body"]},
+                 "error": None} for r in ok
+            ]  # fmt: skip
+            err = [
+                {"id": self._new_id("batch_req_"), "custom_id": r["custom_id"],
+                 "response": {"status_code": r["status"], "request_id": "req_test",
+                              "body": r["body"]}, "error": None} for r in errored
+            ] + [
+                {"id": self._new_id("batch_req_"), "custom_id": r["custom_id"], "response": None,
+                 "error": {"code": "batch_expired",
+                           "message": "This request could not be executed before the "
+                           "completion window expired."}} for r in expired
+            ]  # fmt: skip
+            batch["output_file_id"] = self.upload(_jsonl(out))["id"] if out else None
+            batch["error_file_id"] = self.upload(_jsonl(err))["id"] if err else None
+            batch["status"] = "expired" if expired else "completed"
+            batch["request_counts"] = {
+                "total": len(results), "completed": len(ok), "failed": len(errored) + len(expired)
+            }  # fmt: skip
+            lines = out + err
+        else:
+            lines = []
+            for r in results:
+                if r.get("expired"):
+                    result: dict[str, Any] = {"type": "expired"}
+                elif r["status"] == 200:
+                    result = {"type": "succeeded", "message": r["body"]}
+                else:
+                    result = {"type": "errored", "error": r["body"]}
+                lines.append({"custom_id": r["custom_id"], "result": result})
+            batch["processing_status"] = "ended"
+            batch["ended_at"] = "2026-01-01T01:00:00Z"
+            batch["request_counts"] = {
+                "processing": 0, "succeeded": len(ok), "errored": len(errored),
+                "canceled": 0, "expired": len(expired),
+            }  # fmt: skip
+            batch["results_url"] = f"{self.url}/v1/messages/batches/{batch_id}/results"
+        with self.lock:
+            self.batch_results[batch_id] = lines
+
+    def batch_get(self, path: str) -> tuple[int, bytes, str]:
+        """A GET on a batch endpoint: (status, body, content type)."""
+        if self.provider == "openai":
+            found = re.fullmatch(r"/v1/batches/([\w-]+)", path)
+            if found:
+                status, body = self.poll_batch(found.group(1))
+                return status, json.dumps(body).encode(), "application/json"
+            found = re.fullmatch(r"/v1/files/([\w-]+)/content", path)
+            if found and found.group(1) in self.files:
+                return 200, self.files[found.group(1)], "application/octet-stream"
+        else:
+            found = re.fullmatch(r"/v1/messages/batches/([\w-]+)", path)
+            if found:
+                status, body = self.poll_batch(found.group(1))
+                return status, json.dumps(body).encode(), "application/json"
+            found = re.fullmatch(r"/v1/messages/batches/([\w-]+)/results", path)
+            if found and found.group(1) in self.batch_results:
+                return 200, _jsonl(self.batch_results[found.group(1)]), "application/x-jsonl"
+        return 404, json.dumps(self.error_body(404, None, "")).encode(), "application/json"
+
+    def batch_post(self, path: str, raw: bytes, content_type: str) -> tuple[int, dict[str, Any]]:
+        """A POST on a batch endpoint: (status, JSON body)."""
+        if self.provider == "openai" and path == "/v1/files":
+            form = BytesParser(policy=email_policy).parsebytes(
+                f"Content-Type: {content_type}\r\n\r\n".encode() + raw
+            )
+            fields: dict[str, bytes] = {}
+            for part in form.iter_parts():
+                name = part.get_param("name", header="content-disposition")
+                payload = part.get_payload(decode=True)
+                if isinstance(name, str) and isinstance(payload, bytes):
+                    fields[name] = payload
+            if fields.get("purpose") != b"batch" or "file" not in fields:
+                return 400, self.error_body(400, "invalid_request_error", "")
+            return 200, self.upload(fields["file"])
+        if path in ("/v1/batches", "/v1/messages/batches"):
+            return self.create_batch(json.loads(raw or b"{}"))
+        return 404, self.error_body(404, None, "")
+
+
+def _jsonl(rows: list[dict[str, Any]]) -> bytes:
+    return "".join(json.dumps(r) + "\n" for r in rows).encode()
+
+
+def _reply_text(reply: Reply, request: dict[str, Any]) -> str:
+    """The reply's text, or an echo of the last user message."""
+    if reply.text is not None:
+        return reply.text
+    users = [m for m in request.get("messages", []) if m.get("role") == "user"]
+    content = users[-1]["content"] if users else None
+    return f"echo: {content}" if content is not None else "echo"
+
 
 def _handler_for(server: ProviderServer) -> type[BaseHTTPRequestHandler]:
     path = "/v1/chat/completions" if server.provider == "openai" else "/v1/messages"
@@ -306,9 +549,46 @@ def _handler_for(server: ProviderServer) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.wfile.write(body)
 
+        def _key_ok(self) -> bool:
+            # OpenAI sends a bearer token; Anthropic's SDK sent x-api-key, newer ones a bearer
+            return self.headers.get("Authorization") == f"Bearer {API_KEY}" or (
+                server.provider == "anthropic" and self.headers.get("x-api-key") == API_KEY
+            )
+
+        def _count(self, body: Any) -> None:
+            with server.lock:
+                server.requests.append(
+                    {"path": self.path, "body": body, "headers": dict(self.headers)}
+                )
+            server.request_seen.set()
+
+        def do_GET(self) -> None:
+            self._count(None)
+            if not self._key_ok():
+                body = json.dumps(server.error_body(401, None, "")).encode()
+                self._send(401, body, {})
+                return
+            status, body, kind = server.batch_get(self.path.split("?")[0])
+            self.send_response(status)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
         def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length", "0"))
-            request = json.loads(self.rfile.read(length) or b"{}")
+            raw = self.rfile.read(length)
+            if self.path in ("/v1/files", "/v1/batches", "/v1/messages/batches"):
+                self._count({"batch": self.path})
+                if not self._key_ok():
+                    self._send(401, json.dumps(server.error_body(401, None, "")).encode(), {})
+                    return
+                status, body = server.batch_post(
+                    self.path, raw, self.headers.get("Content-Type", "")
+                )
+                self._send(status, json.dumps(body).encode(), {})
+                return
+            request = json.loads(raw or b"{}")
             with server.lock:
                 server.requests.append(
                     {"path": self.path, "body": request, "headers": dict(self.headers)}
@@ -335,10 +615,7 @@ def _handler_for(server: ProviderServer) -> type[BaseHTTPRequestHandler]:
             if reply.delay_s:
                 time.sleep(reply.delay_s)
             model = str(request.get("model", ""))
-            # OpenAI sends a bearer token; Anthropic's SDK sent x-api-key, newer ones a bearer
-            key_ok = self.headers.get("Authorization") == f"Bearer {API_KEY}" or (
-                server.provider == "anthropic" and self.headers.get("x-api-key") == API_KEY
-            )
+            key_ok = self._key_ok()
             status = reply.status
             if self.path != path:
                 status = 404
@@ -353,10 +630,7 @@ def _handler_for(server: ProviderServer) -> type[BaseHTTPRequestHandler]:
             if reply.body is not None:
                 self._send(200, reply.body, reply.headers)
                 return
-            text = reply.text
-            if text is None:
-                users = [m for m in request.get("messages", []) if m.get("role") == "user"]
-                text = f"echo: {users[-1]['content']}" if users else "echo"
+            text = _reply_text(reply, request)
             if request.get("stream"):
                 self._stream(server.events(reply, model, text))
                 return
