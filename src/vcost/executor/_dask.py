@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable, Sequence
 from typing import Any, Self, TypeVar
 
-from vcost.errors import InputError
+from vcost.errors import ExecutorError, InputError
 
 __all__ = ["DaskExecutor"]
 
@@ -34,17 +34,20 @@ def _import_distributed() -> Any:
 
 class DaskExecutor:
     """Jobs as Dask tasks on the scheduler at ``address``, or on a local cluster of
-    ``workers`` processes (one thread each) started here and ended by :meth:`close`."""
+    ``workers`` processes (one thread each) started here and ended by :meth:`close`.
+    ``timeout``: seconds to wait for the scheduler at ``address``."""
 
     name = "dask"
 
-    def __init__(self, workers: int | None = None, *, address: str | None = None) -> None:
+    def __init__(
+        self, workers: int | None = None, *, address: str | None = None, timeout: float = 30.0
+    ) -> None:
         distributed = _import_distributed()
         self.address = address
         self._cluster: Any = None
         if address:
             try:
-                self._client = distributed.Client(address, timeout="30s")
+                self._client = distributed.Client(address, timeout=f"{timeout}s")
             except (OSError, TimeoutError) as exc:
                 raise InputError(
                     f"cannot reach the Dask scheduler at {address}: {exc}",
@@ -89,6 +92,13 @@ class DaskExecutor:
                 results[i] = future.result()
                 if progress is not None:
                     progress(i, results[i])
+        except distributed.KilledWorker as exc:
+            self._client.cancel(futures)
+            raise ExecutorError(
+                f"the Dask cluster lost a job: {exc}",
+                hint="every worker that ran it died (distributed.scheduler.allowed-failures); "
+                "look at the workers' logs for why (out of memory?), then run again",
+            ) from None
         except BaseException:
             self._client.cancel(futures)
             raise

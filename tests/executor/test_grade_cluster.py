@@ -1,0 +1,130 @@
+"""`vcost grade` on a local Dask cluster of two worker processes, against the local run.
+
+The same answers (the demo answers, every bundled reference and a broken copy of some of
+them) are graded through the CLI locally and on the cluster; the grades must be identical.
+Then a worker process is killed (SIGKILL) while it runs a grading job: the run must still
+return every grade, identical to the local run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+distributed = pytest.importorskip("distributed")
+
+from vcost.sandbox import bubblewrap_problem  # noqa: E402
+from vcost.tasks import CodeTask, load_bank  # noqa: E402
+
+ROOT = Path(__file__).parents[2] / "src" / "vcost"
+DEMO = ROOT / "examples" / "answers-demo.jsonl"
+
+pytestmark = pytest.mark.skipif(
+    bubblewrap_problem() is not None, reason=f"needs bubblewrap: {bubblewrap_problem()}"
+)
+
+
+def answers_file(folder: Path) -> Path:
+    """Demo answers + every bundled reference (correct) + broken copies (incorrect)."""
+    rows = [json.loads(line) for line in DEMO.read_text().splitlines() if line.strip()]
+    for task in load_bank(ROOT / "bank"):
+        rows.append({"answer_id": f"ref-{task.id}", "task_id": task.id, "code": task.reference})
+        if isinstance(task, CodeTask) and len(rows) % 3 == 0:
+            broken = (
+                f"{task.reference}\n\ndef {task.entry_point}(*args, **kwargs):\n    return None\n"
+            )
+            rows.append({"answer_id": f"bad-{task.id}", "task_id": task.id, "code": broken})
+    path = folder / "answers.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def vcost_grade(answers: Path, *extra: str) -> dict[str, Any]:
+    """`vcost grade bundled ANSWERS --json --no-cache ...` in its own process."""
+    command = [sys.executable, "-c", "from vcost.cli import main; main()"]
+    done = subprocess.run(
+        [*command, "grade", "bundled", str(answers), "--json", "--no-cache", *extra],
+        capture_output=True,
+        text=True,
+        timeout=500,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    body: dict[str, Any] = json.loads(done.stdout)
+    return body
+
+
+def comparable(body: dict[str, Any]) -> list[dict[str, Any]]:
+    """The grades without ``reruns``: whether a slow test was re-run at a larger limit
+    depends on the machine's load at that moment, locally as on a cluster."""
+    return [{k: v for k, v in g.items() if k != "reruns"} for g in body["grades"]]
+
+
+@pytest.fixture(scope="module")
+def answers(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return answers_file(tmp_path_factory.mktemp("answers"))
+
+
+@pytest.fixture(scope="module")
+def local_grades(answers: Path) -> dict[str, Any]:
+    return vcost_grade(answers, "--workers", "2")
+
+
+@pytest.fixture
+def cluster() -> Iterator[Any]:
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as running:
+        yield running
+
+
+def test_cluster_grades_equal_local_grades(answers: Path, local_grades: dict[str, Any]) -> None:
+    """--executor dask without --address starts (and ends) a local cluster of 2 processes."""
+    on_cluster = vcost_grade(answers, "--executor", "dask", "--workers", "2")
+    assert on_cluster["isolation"] == local_grades["isolation"] == "bubblewrap"
+    assert comparable(on_cluster) == comparable(local_grades)
+    labels = {g["ground_truth"] for g in local_grades["grades"]}
+    assert labels == {"correct", "incorrect"}  # the comparison covers both labels
+
+
+def test_a_worker_killed_mid_run_loses_nothing(
+    answers: Path, local_grades: dict[str, Any], cluster: Any
+) -> None:
+    """The CLI grades on an existing cluster (--address); a watcher SIGKILLs the worker
+    process that is running a grading job; the scheduler re-runs that worker's jobs
+    elsewhere and the grades are complete and identical to the local run."""
+    killed: list[str] = []
+    stop = threading.Event()
+
+    def watch() -> None:
+        with distributed.Client(cluster) as client:
+            pids = client.run(os.getpid)
+            while not stop.is_set() and not killed:
+                for worker, keys in client.processing().items():
+                    if any(str(k).startswith("_grade_job") for k in keys):
+                        killed.append(str(keys[0]))
+                        os.kill(pids[worker], signal.SIGKILL)
+                        return
+                time.sleep(0.02)
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    try:
+        on_cluster = vcost_grade(
+            answers, "--executor", "dask", "--address", cluster.scheduler_address
+        )
+    finally:
+        stop.set()
+        watcher.join(timeout=30)
+    assert killed, "no worker was killed while grading"
+    assert comparable(on_cluster) == comparable(local_grades)
