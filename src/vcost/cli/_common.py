@@ -21,6 +21,7 @@ __all__ = [
     "bank_path",
     "bank_root",
     "cassette_options",
+    "executor_options",
     "load_tasks",
     "model_client",
     "model_options",
@@ -29,6 +30,34 @@ __all__ = [
     "run_options",
     "selection_argument",
 ]
+
+_F = Callable[..., object]
+
+
+def executor_options(what: str) -> Callable[[_F], _F]:
+    """``--executor local|dask`` and ``--address URL`` (docs/executor.md)."""
+
+    def decorate(command: _F) -> _F:
+        command = click.option(
+            "--address",
+            envvar="VCOST_DASK_ADDRESS",
+            metavar="URL",
+            help="The Dask scheduler to use (e.g. tcp://host:8786); without it --executor "
+            "dask starts a local cluster of --workers processes. Env: VCOST_DASK_ADDRESS.",
+        )(command)
+        return click.option(
+            "--executor",
+            type=click.Choice(["local", "dask"]),
+            envvar="VCOST_EXECUTOR",
+            default="local",
+            show_default=True,
+            help=f"Where {what}: local threads, or Dask distributed (pip install "
+            "'vcost[cluster]'; every worker in its own sandbox). Env: VCOST_EXECUTOR. "
+            "See docs/executor.md.",
+        )(command)
+
+    return decorate
+
 
 bank_option = click.option(
     "--bank",

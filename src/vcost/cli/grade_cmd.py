@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
-from vcost.cli._common import bank_root
+from vcost.cli._common import bank_root, executor_options
 from vcost.errors import SandboxError
 from vcost.executor import make_executor
 from vcost.grader import AnswerGrade, default_cache_dir, grade_answers, read_answers
@@ -82,23 +82,7 @@ def grades_table(grades: list[AnswerGrade]) -> Table:
     help="If bubblewrap is not usable, run untrusted code without any isolation. "
     "Never use this for code you did not write.",
 )
-@click.option(
-    "--executor",
-    type=click.Choice(["local", "dask"]),
-    envvar="VCOST_EXECUTOR",
-    default="local",
-    show_default=True,
-    help="Where the answers are graded: local threads, or Dask distributed (pip install "
-    "'vcost[cluster]'; every worker grades in its own sandbox). Env: VCOST_EXECUTOR. "
-    "See docs/executor.md.",
-)
-@click.option(
-    "--address",
-    envvar="VCOST_DASK_ADDRESS",
-    metavar="URL",
-    help="The Dask scheduler to use (e.g. tcp://host:8786); without it --executor dask "
-    "starts a local cluster of --workers processes. Env: VCOST_DASK_ADDRESS.",
-)
+@executor_options("the answers are graded")
 @click.option(
     "--no-cache",
     is_flag=True,

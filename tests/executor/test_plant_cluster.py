@@ -1,0 +1,51 @@
+"""`vcost plant` on a local Dask cluster of two worker processes, against the local run.
+
+One code task (its mutants classified with differential testing of the equivalent ones, the
+reference's search inputs run once on the submitting side and shipped to the workers) and
+one data task: every candidate, with its level, reason, found tests, diff and source, must
+be the same as when the mutants are classified on local threads.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("distributed")
+
+from vcost.sandbox import bubblewrap_problem  # noqa: E402
+
+pytestmark = pytest.mark.skipif(
+    bubblewrap_problem() is not None, reason=f"needs bubblewrap: {bubblewrap_problem()}"
+)
+
+TASKS = ("--task", "m-overtime-pay", "--task", "d-school-pass-rate")
+
+
+def vcost_plant(out: Path, *extra: str) -> dict[str, Any]:
+    command = [sys.executable, "-c", "from vcost.cli import main; main()", "plant", *TASKS]
+    done = subprocess.run(
+        [*command, "--json", "--workers", "2", "--out", str(out), *extra],
+        capture_output=True,
+        text=True,
+        timeout=500,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    body: dict[str, Any] = json.loads(out.read_text())
+    del body["seconds"]  # wall time differs from run to run
+    return body
+
+
+def test_cluster_classifications_equal_local_ones(tmp_path: Path) -> None:
+    local = vcost_plant(tmp_path / "local.json")
+    on_cluster = vcost_plant(tmp_path / "dask.json", "--executor", "dask")
+    assert on_cluster == local
+    levels = {c["level"] for c in local["candidates"]}
+    assert {"obvious", "subtle", "equivalent"} <= levels  # the search ran on equivalents
+    assert {c["task_id"] for c in local["candidates"]} == {"m-overtime-pay", "d-school-pass-rate"}
