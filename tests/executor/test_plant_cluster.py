@@ -18,7 +18,7 @@ import pytest
 
 pytest.importorskip("distributed")
 
-from vcost.sandbox import bubblewrap_problem  # noqa: E402
+from vcost.sandbox import bubblewrap_problem
 
 pytestmark = pytest.mark.skipif(
     bubblewrap_problem() is not None, reason=f"needs bubblewrap: {bubblewrap_problem()}"
