@@ -9,19 +9,16 @@ return every grade, identical to the local run.
 from __future__ import annotations
 
 import json
-import os
-import signal
 import subprocess
 import sys
-import threading
-import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 distributed = pytest.importorskip("distributed")
+
+from _cluster_support import killing_a_worker  # noqa: E402
 
 from vcost.sandbox import bubblewrap_problem  # noqa: E402
 from vcost.tasks import CodeTask, load_bank  # noqa: E402
@@ -80,14 +77,6 @@ def local_grades(answers: Path) -> dict[str, Any]:
     return vcost_grade(answers, "--workers", "2")
 
 
-@pytest.fixture
-def cluster() -> Iterator[Any]:
-    with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
-    ) as running:
-        yield running
-
-
 def test_cluster_grades_equal_local_grades(answers: Path, local_grades: dict[str, Any]) -> None:
     """--executor dask without --address starts (and ends) a local cluster of 2 processes."""
     on_cluster = vcost_grade(answers, "--executor", "dask", "--workers", "2")
@@ -103,28 +92,9 @@ def test_a_worker_killed_mid_run_loses_nothing(
     """The CLI grades on an existing cluster (--address); a watcher SIGKILLs the worker
     process that is running a grading job; the scheduler re-runs that worker's jobs
     elsewhere and the grades are complete and identical to the local run."""
-    killed: list[str] = []
-    stop = threading.Event()
-
-    def watch() -> None:
-        with distributed.Client(cluster) as client:
-            pids = client.run(os.getpid)
-            while not stop.is_set() and not killed:
-                for worker, keys in client.processing().items():
-                    if any(str(k).startswith("_grade_job") for k in keys):
-                        killed.append(str(keys[0]))
-                        os.kill(pids[worker], signal.SIGKILL)
-                        return
-                time.sleep(0.02)
-
-    watcher = threading.Thread(target=watch, daemon=True)
-    watcher.start()
-    try:
+    with killing_a_worker(cluster, "_grade_job") as killed:
         on_cluster = vcost_grade(
             answers, "--executor", "dask", "--address", cluster.scheduler_address
         )
-    finally:
-        stop.set()
-        watcher.join(timeout=30)
     assert killed, "no worker was killed while grading"
     assert comparable(on_cluster) == comparable(local_grades)

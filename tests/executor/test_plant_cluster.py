@@ -18,6 +18,8 @@ import pytest
 
 pytest.importorskip("distributed")
 
+from _cluster_support import killing_a_worker
+
 from vcost.sandbox import bubblewrap_problem
 
 pytestmark = pytest.mark.skipif(
@@ -42,10 +44,25 @@ def vcost_plant(out: Path, *extra: str) -> dict[str, Any]:
     return body
 
 
-def test_cluster_classifications_equal_local_ones(tmp_path: Path) -> None:
-    local = vcost_plant(tmp_path / "local.json")
+@pytest.fixture(scope="module")
+def local(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    return vcost_plant(tmp_path_factory.mktemp("local") / "local.json")
+
+
+def test_cluster_classifications_equal_local_ones(tmp_path: Path, local: dict[str, Any]) -> None:
     on_cluster = vcost_plant(tmp_path / "dask.json", "--executor", "dask")
     assert on_cluster == local
     levels = {c["level"] for c in local["candidates"]}
     assert {"obvious", "subtle", "equivalent"} <= levels  # the search ran on equivalents
     assert {c["task_id"] for c in local["candidates"]} == {"m-overtime-pay", "d-school-pass-rate"}
+
+
+def test_a_worker_killed_mid_plant_loses_nothing(
+    tmp_path: Path, local: dict[str, Any], cluster: Any
+) -> None:
+    """A worker SIGKILLed while it classifies a mutant: the same candidates as locally."""
+    with killing_a_worker(cluster, "_classify_job") as killed:
+        address = cluster.scheduler_address
+        on_cluster = vcost_plant(tmp_path / "dask.json", "--executor", "dask", "--address", address)
+    assert killed, "no worker was killed while planting"
+    assert on_cluster == local
