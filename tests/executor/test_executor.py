@@ -72,7 +72,6 @@ def test_the_default_path_never_imports_a_cluster_engine() -> None:
 
 
 def test_unreachable_scheduler_is_a_clear_error() -> None:
-    pytest.importorskip("distributed")
     from vcost.executor._dask import DaskExecutor
 
     with pytest.raises(

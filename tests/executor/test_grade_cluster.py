@@ -15,20 +15,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _cluster_support import killing_a_worker
 
-distributed = pytest.importorskip("distributed")
-
-from _cluster_support import killing_a_worker  # noqa: E402
-
-from vcost.sandbox import bubblewrap_problem  # noqa: E402
-from vcost.tasks import CodeTask, load_bank  # noqa: E402
+from vcost.tasks import CodeTask, load_bank
 
 ROOT = Path(__file__).parents[2] / "src" / "vcost"
 DEMO = ROOT / "examples" / "answers-demo.jsonl"
-
-pytestmark = pytest.mark.skipif(
-    bubblewrap_problem() is not None, reason=f"needs bubblewrap: {bubblewrap_problem()}"
-)
 
 
 def answers_file(folder: Path) -> Path:

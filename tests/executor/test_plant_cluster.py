@@ -15,16 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-pytest.importorskip("distributed")
-
 from _cluster_support import killing_a_worker
-
-from vcost.sandbox import bubblewrap_problem
-
-pytestmark = pytest.mark.skipif(
-    bubblewrap_problem() is not None, reason=f"needs bubblewrap: {bubblewrap_problem()}"
-)
 
 TASKS = ("--task", "m-overtime-pay", "--task", "d-school-pass-rate")
 
