@@ -42,6 +42,7 @@ bench: $(STAMP)  ## every benchmark in bench/, each against its named baseline
 	$(BIN)/python bench/bench_audit.py
 	$(BIN)/python bench/bench_harness.py
 	$(BIN)/python bench/bench_analysis.py
+	$(BIN)/python bench/bench_executor.py
 
 humaneval-bench: $(STAMP)  ## import all 164 HumanEval problems with the mutation pass; scores and variants caught (tens of minutes)
 	$(BIN)/python bench/bench_humaneval_import.py

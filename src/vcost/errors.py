@@ -15,7 +15,8 @@ prints ``str(error)`` and exits non-zero, the web app answers with ``error.http_
     ├── SandboxError           the sandbox cannot start or be used safely; HTTP 503
     ├── ModelError             a model call failed (vcost.models: auth, quota, unknown model,
     │                          bad request, bad response, unavailable/timeout, cassette miss)
-    └── StoreError             the database cannot be reached, migrated or written; HTTP 503
+    ├── StoreError             the database cannot be reached, migrated or written; HTTP 503
+    └── ExecutorError          a cluster lost a job past its retries (vcost.executor); HTTP 503
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from __future__ import annotations
 from pathlib import Path
 
 __all__ = [
+    "ExecutorError",
     "InputError",
     "LockError",
     "SandboxError",
@@ -116,5 +118,11 @@ class SandboxError(VcostError):
 
 class StoreError(VcostError):
     """The store cannot be reached, migrated or written."""
+
+    http_status = 503
+
+
+class ExecutorError(VcostError):
+    """A cluster executor could not finish a batch (a job's workers died past its retries)."""
 
     http_status = 503

@@ -12,26 +12,28 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import functools
 import hashlib
 import json
 import os
 import platform
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from vcost.errors import InputError
+from vcost.executor import Executor, LocalExecutor
 from vcost.grading import (
     _ANSWER_FAULTS,
     CodeGrade,
     CodeJob,
     DataGrade,
-    grade_batch,
+    grade_code,
     grade_data,
     grade_outcome,
     time_limits,
+    ungradable,
 )
 from vcost.jsonl_log import json_objects
 from vcost.sandbox import Sandbox
@@ -169,12 +171,9 @@ def _cache_key(task: CodeTask, sandbox: Sandbox) -> str:
     return digest.hexdigest()
 
 
-def cached_reference_limits(task: CodeTask, sandbox: Sandbox, cache: Path | None) -> list[float]:
-    """:func:`reference_limits`, kept in ``cache`` by the task's content hash (and the
-    sandbox's and machine's): a later run of the same bank skips the reference pass. Only a
-    reference that passed its own tests is cached."""
+def _cached_limits(task: CodeTask, sandbox: Sandbox, cache: Path | None) -> list[float] | None:
     if cache is None:
-        return reference_limits(task, sandbox)
+        return None
     path = cache / "reference-limits" / f"{_cache_key(task, sandbox)}.json"
     try:
         limits = json.loads(path.read_text(encoding="utf-8"))
@@ -186,12 +185,31 @@ def cached_reference_limits(task: CodeTask, sandbox: Sandbox, cache: Path | None
             return [float(x) for x in limits]
     except (OSError, ValueError):
         pass
-    limits = reference_limits(task, sandbox)
+    return None
+
+
+def _store_limits(
+    task: CodeTask, sandbox: Sandbox, cache: Path | None, limits: list[float]
+) -> None:
+    if cache is None:
+        return
+    path = cache / "reference-limits" / f"{_cache_key(task, sandbox)}.json"
     with contextlib.suppress(OSError):
         path.parent.mkdir(parents=True, exist_ok=True)
         partial = path.with_suffix(f".{os.getpid()}.tmp")
         partial.write_text(json.dumps(limits), encoding="utf-8")
         partial.replace(path)
+
+
+def cached_reference_limits(task: CodeTask, sandbox: Sandbox, cache: Path | None) -> list[float]:
+    """:func:`reference_limits`, kept in ``cache`` by the task's content hash (and the
+    sandbox's and machine's): a later run of the same bank skips the reference pass. Only a
+    reference that passed its own tests is cached."""
+    found = _cached_limits(task, sandbox, cache)
+    if found is not None:
+        return found
+    limits = reference_limits(task, sandbox)
+    _store_limits(task, sandbox, cache, limits)
     return limits
 
 
@@ -222,10 +240,10 @@ def reference_limits(task: CodeTask, sandbox: Sandbox) -> list[float]:
     return time_limits([r.elapsed_ms for r in runs])
 
 
-def _data_grade(answer: Answer, task: DataTask, g: DataGrade) -> AnswerGrade:
+def _data_grade(answer: Answer, task_id: str, g: DataGrade) -> AnswerGrade:
     return AnswerGrade(
         answer.answer_id,
-        task.id,
+        task_id,
         answer.model_id,
         "data",
         "correct" if g.correct else "incorrect",
@@ -242,10 +260,10 @@ def _data_grade(answer: Answer, task: DataTask, g: DataGrade) -> AnswerGrade:
     )
 
 
-def _code_grade(answer: Answer, task: CodeTask, c: CodeGrade) -> AnswerGrade:
+def _code_grade(answer: Answer, task_id: str, c: CodeGrade) -> AnswerGrade:
     return AnswerGrade(
         answer.answer_id,
-        task.id,
+        task_id,
         answer.model_id,
         "code",
         c.ground_truth,
@@ -258,6 +276,51 @@ def _code_grade(answer: Answer, task: CodeTask, c: CodeGrade) -> AnswerGrade:
     )
 
 
+@dataclass(frozen=True)
+class _Job:
+    """One answer to grade, with what its task contributes (picklable, for any executor).
+
+    ``code``: the code job with its time limits; ``data``: the task's CSV, answer, decimals."""
+
+    answer: Answer
+    code: CodeJob | None = None
+    data: tuple[bytes, float, int] | None = None
+
+
+def _grade_job(job: _Job, sandbox: Sandbox) -> AnswerGrade:
+    """Grade one answer (on whichever worker runs it; ``sandbox`` is that process's own)."""
+    answer = job.answer
+    if job.code is not None:
+        c = job.code
+        try:
+            code_grade = grade_code(
+                answer.code,
+                c.entry_point,
+                c.tests,
+                sandbox=sandbox,
+                float_tolerance=c.float_tolerance,
+                call_seconds=c.call_seconds,
+            )
+        except _ANSWER_FAULTS as error:  # one answer never ends a grading run
+            code_grade = ungradable(c.tests, error)
+        return _code_grade(answer, answer.task_id, code_grade)
+    assert job.data is not None
+    csv_bytes, expected, decimals = job.data
+    try:
+        data_grade = grade_data(
+            answer.code,
+            csv=csv_bytes,
+            expected=expected,
+            decimals=decimals,
+            sandbox=sandbox,
+            reported=answer.reported,
+        )
+    except _ANSWER_FAULTS as error:  # one answer never ends a grading run
+        detail = f"the grader could not compare this answer's result: {error!r:.200}"
+        data_grade = DataGrade(None, expected, decimals, False, "grader-error", (), detail)
+    return _data_grade(answer, answer.task_id, data_grade)
+
+
 def grade_answers(
     tasks: Iterable[Task],
     answers: Sequence[Answer],
@@ -266,11 +329,17 @@ def grade_answers(
     workers: int | None = None,
     progress: Callable[[AnswerGrade], None] | None = None,
     cache: Path | None = None,
+    executor: Executor | None = None,
 ) -> list[AnswerGrade]:
     """Grade every answer against its task, ``workers`` at a time (default: the cores).
 
     ``cache``: a folder for the references' time limits by content hash
     (:func:`cached_reference_limits`; `vcost grade` uses :func:`default_cache_dir`).
+    ``executor``: where the references and answers run (:mod:`vcost.executor`; default a
+    local pool of ``workers`` threads sharing ``sandbox``'s warm sandboxes). On a cluster each
+    worker process grades in its own sandbox of ``sandbox``'s isolation and limits; the
+    grades, their order and ``progress`` are the same as locally. ``progress`` is called in
+    the calling thread as each grade arrives.
     """
     by_id = {t.id: t for t in tasks}
     for a in answers:
@@ -280,56 +349,50 @@ def grade_answers(
                 field="task_id",
                 hint="grade against the bank it was written for",
             )
-    count = workers or os.cpu_count() or 1
-    code = [(i, a, t) for i, a in enumerate(answers) if isinstance(t := by_id[a.task_id], CodeTask)]
-    data = [(i, a, t) for i, a in enumerate(answers) if isinstance(t := by_id[a.task_id], DataTask)]
-    grades: list[AnswerGrade | None] = [None] * len(answers)
+    with contextlib.ExitStack() as stack:
+        if executor is None:
+            executor = stack.enter_context(LocalExecutor(workers))
+        return _grade_on(executor, by_id, answers, sandbox, progress, cache)
 
-    def done(index: int, grade: AnswerGrade) -> None:
-        grades[index] = grade
-        if progress:
+
+def _grade_on(
+    executor: Executor,
+    by_id: Mapping[str, Task],
+    answers: Sequence[Answer],
+    sandbox: Sandbox,
+    progress: Callable[[AnswerGrade], None] | None,
+    cache: Path | None,
+) -> list[AnswerGrade]:
+    # Time limits from each task's reference (cached ones are read here; the others run as
+    # jobs, and are cached here), then every answer as one job.
+    needed = list({a.task_id: by_id[a.task_id] for a in answers}.values())
+    code_tasks = [t for t in needed if isinstance(t, CodeTask)]
+    limits: dict[str, list[float]] = {}
+    missing: list[CodeTask] = []
+    for task in code_tasks:
+        found = _cached_limits(task, sandbox, cache)
+        if found is None:
+            missing.append(task)
+        else:
+            limits[task.id] = found
+    measured = executor.run(functools.partial(reference_limits, sandbox=sandbox), missing)
+    for task, values in zip(missing, measured, strict=True):
+        _store_limits(task, sandbox, cache, values)
+        limits[task.id] = values
+    jobs: list[_Job] = []
+    for a in answers:
+        t = by_id[a.task_id]
+        if isinstance(t, CodeTask):
+            tests = [x.to_json() for x in t.tests]
+            jobs.append(
+                _Job(a, code=CodeJob(a.code, t.entry_point, tests, t.float_tolerance, limits[t.id]))
+            )
+        else:
+            assert isinstance(t, DataTask)
+            jobs.append(_Job(a, data=(t.csv, t.answer, t.decimals)))
+
+    def arrived(_index: int, grade: AnswerGrade) -> None:
+        if progress is not None:
             progress(grade)
 
-    def code_done(k: int, grade: CodeGrade) -> None:
-        index, answer, task = code[k]
-        done(index, _code_grade(answer, task, grade))
-
-    def grade_one_data(item: tuple[int, Answer, DataTask]) -> None:
-        index, answer, task = item
-        try:
-            grade = grade_data(
-                answer.code,
-                csv=task.csv,
-                expected=task.answer,
-                decimals=task.decimals,
-                sandbox=sandbox,
-                reported=answer.reported,
-            )
-        except _ANSWER_FAULTS as error:  # one answer never ends a grading run
-            detail = f"the grader could not compare this answer's result: {error!r:.200}"
-            grade = DataGrade(None, task.answer, task.decimals, False, "grader-error", (), detail)
-        done(index, _data_grade(answer, task, grade))
-
-    # Time limits from each task's reference; then the code answers through warm sandboxes
-    # (grade_batch); then the data answers (a sandbox start each: the data file is bound
-    # read-only into the sandbox when it starts).
-    needed = list({t.id: t for _, _, t in code}.values())
-    with ThreadPoolExecutor(max_workers=count) as pool:
-        limits = dict(
-            zip(
-                [t.id for t in needed],
-                pool.map(lambda t: cached_reference_limits(t, sandbox, cache), needed),
-                strict=True,
-            )
-        )
-    jobs = [
-        CodeJob(
-            a.code, t.entry_point, [x.to_json() for x in t.tests], t.float_tolerance, limits[t.id]
-        )
-        for _, a, t in code
-    ]
-    grade_batch(jobs, sandbox=sandbox, workers=count, progress=code_done)
-    with ThreadPoolExecutor(max_workers=count) as pool:
-        list(pool.map(grade_one_data, data))
-    assert all(g is not None for g in grades)
-    return [g for g in grades if g is not None]
+    return executor.run(functools.partial(_grade_job, sandbox=sandbox), jobs, progress=arrived)

@@ -32,6 +32,7 @@ __all__ = [
     "batch_options",
     "batch_runner",
     "cassette_options",
+    "executor_options",
     "load_tasks",
     "max_usd_option",
     "model_client",
@@ -42,6 +43,34 @@ __all__ = [
     "run_options",
     "selection_argument",
 ]
+
+_F = Callable[..., object]
+
+
+def executor_options(what: str) -> Callable[[_F], _F]:
+    """``--executor local|dask`` and ``--address URL`` (docs/executor.md)."""
+
+    def decorate(command: _F) -> _F:
+        command = click.option(
+            "--address",
+            envvar="VCOST_DASK_ADDRESS",
+            metavar="URL",
+            help="The Dask scheduler to use (e.g. tcp://host:8786); without it --executor "
+            "dask starts a local cluster of --workers processes. Env: VCOST_DASK_ADDRESS.",
+        )(command)
+        return click.option(
+            "--executor",
+            type=click.Choice(["local", "dask"]),
+            envvar="VCOST_EXECUTOR",
+            default="local",
+            show_default=True,
+            help=f"Where {what}: local threads, or Dask distributed (pip install "
+            "'vcost[cluster]'; every worker in its own sandbox). Env: VCOST_EXECUTOR. "
+            "See docs/executor.md.",
+        )(command)
+
+    return decorate
+
 
 bank_option = click.option(
     "--bank",

@@ -10,8 +10,9 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
-from vcost.cli._common import bank_root
+from vcost.cli._common import bank_root, executor_options
 from vcost.errors import SandboxError
+from vcost.executor import make_executor
 from vcost.grader import AnswerGrade, default_cache_dir, grade_answers, read_answers
 from vcost.sandbox import Isolation, Sandbox, bubblewrap_problem
 from vcost.tasks import load_bank
@@ -81,6 +82,7 @@ def grades_table(grades: list[AnswerGrade]) -> Table:
     help="If bubblewrap is not usable, run untrusted code without any isolation. "
     "Never use this for code you did not write.",
 )
+@executor_options("the answers are graded")
 @click.option(
     "--no-cache",
     is_flag=True,
@@ -96,6 +98,8 @@ def grade(
     weak_isolation: bool,
     unsafe_no_isolation: bool,
     no_cache: bool,
+    executor: str,
+    address: str | None,
 ) -> None:
     """Grade ANSWERS (JSONL or CSV: answer_id, task_id, code[, model_id, reported]).
 
@@ -103,12 +107,18 @@ def grade(
     read-only data.csv (data); comparison happens outside. BANK may be `bundled`. Without
     bubblewrap it refuses to run unless --weak-isolation asks for weaker isolation. A bank
     task that does not load, or whose reference fails its own tests, is refused first.
+    With --executor dask the references and answers are graded on a Dask cluster (each
+    worker in its own sandbox of the same isolation); the grades are the same as locally.
     """
     tasks = load_bank(bank_root(bank))
     todo = read_answers(answers)
     sandbox = grading_sandbox(weak=weak_isolation, unsafe=unsafe_no_isolation)
-    with Progress(transient=True, disable=as_json) as bar:
-        job = bar.add_task(f"grading ({sandbox.isolation})", total=len(todo))
+    with (
+        make_executor(executor, workers=workers, address=address) as runner,
+        Progress(transient=True, disable=as_json) as bar,
+    ):
+        where = "" if runner.name == "local" else f", {runner.name}: {runner.workers} workers"
+        job = bar.add_task(f"grading ({sandbox.isolation}{where})", total=len(todo))
         grades = grade_answers(
             tasks,
             todo,
@@ -116,6 +126,7 @@ def grade(
             workers=workers,
             progress=lambda _g: bar.advance(job),
             cache=None if no_cache else default_cache_dir(),
+            executor=runner,
         )
     rows = [g.to_dict() for g in grades]
     if out is not None:

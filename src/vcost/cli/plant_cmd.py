@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 
@@ -10,6 +11,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from vcost.cli._common import executor_options
+from vcost.executor import Executor, make_executor
 from vcost.plant import (
     CODE_ERROR_TYPES,
     DATA_ERROR_TYPES,
@@ -135,6 +138,7 @@ def summary_tables(report: PlantReport) -> list[Table]:
     show_default=True,
     help="Sandbox isolation (see docs/sandbox.md).",
 )
+@executor_options("the mutants are classified")
 def plant(
     bank: Path | None,
     task_ids: tuple[str, ...],
@@ -145,6 +149,8 @@ def plant(
     no_distinguish: bool,
     workers: int,
     isolation: str,
+    executor: str,
+    address: str | None,
 ) -> None:
     """Plant errors in BANK's reference answers and classify each one in the sandbox.
 
@@ -156,6 +162,29 @@ def plant(
     root = bank if bank is not None else BUNDLED_BANK
     sandbox = Sandbox("auto" if isolation == "auto" else Isolation(isolation))
     kinds = ("code", "data") if kind == "all" else (kind,)
+    # the default stays as it was: local threads inside plant() (--workers of them)
+    runner = (
+        None if executor == "local" else make_executor(executor, workers=workers, address=address)
+    )
+    with contextlib.ExitStack() as stack:
+        if runner is not None:
+            stack.enter_context(runner)
+        report = _plant_with_progress(
+            root, task_ids, sandbox, no_distinguish, kinds, workers, as_json, runner
+        )
+    _print_report(root, report, out, write_tests, as_json)
+
+
+def _plant_with_progress(
+    root: Path,
+    task_ids: tuple[str, ...],
+    sandbox: Sandbox,
+    no_distinguish: bool,
+    kinds: tuple[str, ...],
+    workers: int,
+    as_json: bool,
+    runner: Executor | None,
+) -> PlantReport:
     with Progress(
         TextColumn("{task.description}"),
         BarColumn(),
@@ -177,7 +206,14 @@ def plant(
             kinds=kinds,
             progress=progress,
             workers=workers,
+            executor=runner,
         )
+    return report
+
+
+def _print_report(
+    root: Path, report: PlantReport, out: Path | None, write_tests: bool, as_json: bool
+) -> None:
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(report.to_dict(candidates=True), indent=2), encoding="utf-8")

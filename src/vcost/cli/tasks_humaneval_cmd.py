@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 import click
@@ -14,7 +15,9 @@ from rich.progress import (
     TimeElapsedColumn,
 )
 
-from vcost.tasks.humaneval import MIN_TESTS_FLOOR, import_humaneval, summary
+from vcost.cli._common import executor_options
+from vcost.executor import Executor, make_executor
+from vcost.tasks.humaneval import MIN_TESTS_FLOOR, ImportReport, import_humaneval, summary
 
 
 @click.command("import-humaneval")
@@ -46,8 +49,15 @@ from vcost.tasks.humaneval import MIN_TESTS_FLOOR, import_humaneval, summary
     show_default=True,
     help="Problems converted at the same time (each runs in its own sandbox).",
 )
+@executor_options("the problems are converted")
 def import_humaneval_cmd(
-    out_dir: Path, limit: int | None, min_tests: int, seed: int, workers: int
+    out_dir: Path,
+    limit: int | None,
+    min_tests: int,
+    seed: int,
+    workers: int,
+    executor: str,
+    address: str | None,
 ) -> None:
     """Import the HumanEval problems into a new bank folder OUT_DIR.
 
@@ -58,6 +68,25 @@ def import_humaneval_cmd(
     `vcost tasks check OUT_DIR`. How the tests and examples are made: docs/humaneval.md.
     """
     console = Console(stderr=True)
+    runner = (
+        None if executor == "local" else make_executor(executor, workers=workers, address=address)
+    )
+    with contextlib.ExitStack() as stack:
+        if runner is not None:
+            stack.enter_context(runner)
+        report = _import(out_dir, limit, min_tests, seed, workers, console, runner)
+    _print_summary(report, min_tests)
+
+
+def _import(
+    out_dir: Path,
+    limit: int | None,
+    min_tests: int,
+    seed: int,
+    workers: int,
+    console: Console,
+    runner: Executor | None,
+) -> ImportReport:
     with Progress(
         TextColumn("[progress.description]{task.description}"),
         BarColumn(),
@@ -78,7 +107,12 @@ def import_humaneval_cmd(
             seed=seed,
             workers=workers,
             progress=advance,
+            executor=runner,
         )
+    return report
+
+
+def _print_summary(report: ImportReport, min_tests: int) -> None:
     counts = summary(report)
     click.echo(
         f"imported {counts['imported']} HumanEval problems into {report.out_dir} "

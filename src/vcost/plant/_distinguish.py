@@ -386,6 +386,22 @@ class DifferentialSearch:
             return batch
         return self.sandbox.call(code, self.entry_point, inputs, call_seconds=limits)
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled without its lock (for a cluster executor; see :meth:`prepare`)."""
+        state = dict(self.__dict__)
+        del state["_lock"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
+    def prepare(self) -> None:
+        """Draw the inputs and run the reference on them now (otherwise the first
+        :meth:`search` does). Done before the search is sent to other processes, so that
+        they do not each run the reference again."""
+        self._prepare()
+
     def _prepare(self) -> None:
         with self._lock:
             if self._ready:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import tempfile
@@ -12,8 +13,9 @@ from pathlib import Path
 from typing import Literal
 
 from vcost.errors import InputError
+from vcost.executor import Executor
 from vcost.plant._classify import TaskContext, classify, prepare
-from vcost.plant._model import Candidate, PlantReport, TaskSummary
+from vcost.plant._model import Candidate, Mutant, PlantReport, TaskSummary
 from vcost.plant._mutants import mutants
 from vcost.sandbox import Sandbox
 from vcost.tasks import CodeTask, Task, TestCase, load_bank, load_task
@@ -30,6 +32,12 @@ def _workers(value: int) -> int:
     return value
 
 
+def _classify_job(job: tuple[Task, Mutant, bool, TaskContext], sandbox: Sandbox) -> Candidate:
+    """One mutant classified (on whichever worker runs it; ``sandbox`` is that process's)."""
+    task, mutant, distinguish, context = job
+    return classify(task, mutant, sandbox=sandbox, distinguish=distinguish, context=context)
+
+
 def plant(
     task: Task,
     *,
@@ -39,6 +47,7 @@ def plant(
     source: str | None = None,
     workers: int = 1,
     max_examples: int = 300,
+    executor: Executor | None = None,
 ) -> list[Candidate]:
     """Every mutant of a task's reference (or of ``source``, another answer), classified.
 
@@ -46,6 +55,10 @@ def plant(
     data: the script on the task's CSV). ``progress(done, total)`` is called after each
     mutant. ``workers`` > 1 classifies that many mutants at once (each in its own sandbox
     run). Candidates come back in the order of :func:`vcost.plant.mutants`.
+
+    ``executor`` (:mod:`vcost.executor`): classify the mutants there instead, each worker in
+    its own sandbox of ``sandbox``'s settings. The reference runs here first (its tests, and
+    the differential search's inputs when ``distinguish``), so the workers share its results.
     """
     count = _workers(workers)
     kind: Literal["code", "data"] = "code" if isinstance(task, CodeTask) else "data"
@@ -54,6 +67,22 @@ def plant(
     total = len(found)
     if progress is not None:
         progress(0, total)
+    if executor is not None:
+        if distinguish and context.search is not None:
+            context.search.prepare()
+        done = 0
+
+        def arrived(_index: int, _candidate: Candidate) -> None:
+            nonlocal done
+            done += 1
+            if progress is not None:
+                progress(done, total)
+
+        return executor.run(
+            functools.partial(_classify_job, sandbox=sandbox),
+            [(task, m, distinguish, context) for m in found],
+            progress=arrived,
+        )
     results: list[Candidate] = []
     if count == 1:
         for i, mutant in enumerate(found, start=1):
@@ -87,10 +116,12 @@ def plant_bank(
     progress: BankProgress | None = None,
     workers: int = 1,
     max_examples: int = 300,
+    executor: Executor | None = None,
 ) -> PlantReport:
     """Plant errors in every task of a bank (or the ``task_ids`` given) and count them.
 
-    ``progress(task_id, done, total)`` reports mutants classified per task.
+    ``progress(task_id, done, total)`` reports mutants classified per task. ``executor``:
+    where the mutants are classified (:func:`plant`).
     """
     root = Path(bank_path)
     if not root.is_dir():
@@ -124,6 +155,7 @@ def plant_bank(
             progress=report,
             workers=workers,
             max_examples=max_examples,
+            executor=executor,
         )
         kind: Literal["code", "data"] = "code" if isinstance(task, CodeTask) else "data"
         summaries.append(TaskSummary(task.id, kind, task.checklist, len(planted)))

@@ -22,7 +22,7 @@ from vcost.sandbox._pool import SessionPool
 from vcost.sandbox._session import Backend, RunnerLostError, Session, backstop_seconds
 from vcost.sandbox._weak import NoneBackend, WeakBackend, unshare_command
 
-__all__ = ["CallResult", "Sandbox", "ScriptResult", "bubblewrap_problem"]
+__all__ = ["CallResult", "Sandbox", "ScriptResult", "bubblewrap_problem", "process_sandbox"]
 
 _log = logging.getLogger("vcost.sandbox")
 _MAX_DEPTH = 200
@@ -321,6 +321,7 @@ class Sandbox:
         }
         self._backend: Backend = backends[self.isolation]()
         self.warm = bool(warm)
+        self._allow_unsafe = bool(allow_unsafe)
         keep = max(2, os.cpu_count() or 1) if self.warm else 0
         self._pool = SessionPool(self._backend, limits, keep=keep)
         self._finalizer = weakref.finalize(self, self._pool.close)
@@ -339,6 +340,14 @@ class Sandbox:
 
     def __repr__(self) -> str:
         return f"Sandbox(isolation={self.isolation.value!r}, limits={self.limits!r})"
+
+    def __reduce__(self) -> tuple[Any, tuple[str, Limits, bool, bool]]:
+        """Pickled as its settings: in another process (a pool or cluster worker) it becomes
+        that process's own Sandbox of the same isolation and limits, made once per process
+        and shared by every job there (:func:`process_sandbox`), so its warm sandboxes are
+        reused from job to job. Bubblewrap isolation fails closed there too."""
+        settings = (self.isolation.value, self.limits, self._allow_unsafe, self.warm)
+        return (process_sandbox, settings)
 
     def __enter__(self) -> Sandbox:
         return self
@@ -500,3 +509,27 @@ class Sandbox:
             truncated,
             report.exception_types,
         )
+
+
+_process_lock = threading.Lock()
+_process_boxes: dict[tuple[str, Limits, bool, bool], Sandbox] = {}
+_process_pid = os.getpid()
+
+
+def process_sandbox(isolation: str, limits: Limits, allow_unsafe: bool, warm: bool) -> Sandbox:
+    """This process's Sandbox with these settings, made on first use (an unpickled Sandbox).
+
+    A forked child makes its own rather than use its parent's (whose warm sandboxes belong to
+    the parent)."""
+    global _process_pid
+    key = (isolation, limits, allow_unsafe, warm)
+    with _process_lock:
+        if _process_pid != os.getpid():
+            _process_boxes.clear()
+            _process_pid = os.getpid()
+        box = _process_boxes.get(key)
+        if box is None:
+            chosen = Isolation(isolation)
+            box = Sandbox(chosen, allow_unsafe=allow_unsafe, limits=limits, warm=warm)
+            _process_boxes[key] = box
+        return box

@@ -52,6 +52,7 @@ The bank-level limits (``bank.toml``) live in :mod:`vcost.tasks._bank`.
 from __future__ import annotations
 
 import ast
+import functools
 import gzip
 import inspect
 import io
@@ -64,7 +65,6 @@ import shutil
 import statistics
 import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from importlib import metadata, resources
 from pathlib import Path
@@ -72,6 +72,7 @@ from typing import Any
 
 from vcost._ast import locked_parse as _parse
 from vcost.errors import InputError
+from vcost.executor import Executor, LocalExecutor
 from vcost.grading import values_equal
 from vcost.sandbox import CallResult, Limits, Sandbox
 from vcost.tasks._bank import BANK_FILE, MIN_TESTS_FLOOR, BankLimits, _is_int, bank_limits
@@ -961,6 +962,16 @@ def _readme(report: Sequence[ImportedTask], skipped: Sequence[SkippedProblem], s
     return "\n".join(lines) + "\n"
 
 
+def _convert_job(
+    problem: HumanEvalProblem, sandbox: Sandbox, seed: int, min_tests: int
+) -> ImportedTask | SkippedProblem:
+    """One problem converted, or why not (on whichever worker runs it)."""
+    try:
+        return convert_problem(problem, sandbox=sandbox, seed=seed, min_tests=min_tests)
+    except _SkipError as error:
+        return SkippedProblem(problem.task_id, str(error))
+
+
 def import_humaneval(
     out_dir: str | Path,
     *,
@@ -972,6 +983,7 @@ def import_humaneval(
     sandbox: Sandbox | None = None,
     workers: int = 2,
     progress: Callable[[int, int, str], None] | None = None,
+    executor: Executor | None = None,
 ) -> ImportReport:
     """Import HumanEval problems into a new bank folder ``out_dir``.
 
@@ -979,7 +991,8 @@ def import_humaneval(
     depend only on ``seed`` and the problem, not on which others are imported. The bank is
     built in a temporary folder next to ``out_dir`` and moved into place when complete, so a
     failure leaves nothing half-written. ``progress(done, total, task_id)`` is called as each
-    problem finishes.
+    problem finishes. ``executor`` (:mod:`vcost.executor`): convert the problems there, each
+    worker in its own sandbox of ``sandbox``'s settings (default: ``workers`` local threads).
     """
     if not _is_int(min_tests) or min_tests < MIN_TESTS_FLOOR:
         raise InputError(f"min_tests must be an integer >= {MIN_TESTS_FLOOR}, not {min_tests!r}")
@@ -997,22 +1010,24 @@ def import_humaneval(
     imported: list[ImportedTask] = []
     skipped: list[SkippedProblem] = []
 
-    def convert(problem: HumanEvalProblem) -> ImportedTask | SkippedProblem:
-        try:
-            return convert_problem(problem, sandbox=box, seed=seed, min_tests=min_tests)
-        except _SkipError as error:
-            return SkippedProblem(problem.task_id, str(error))
+    done = 0
 
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        futures = [pool.submit(convert, p) for p in problems]
-        for done, future in enumerate(as_completed(futures), start=1):
-            outcome = future.result()
-            if isinstance(outcome, ImportedTask):
-                imported.append(outcome)
-            else:
-                skipped.append(outcome)
-            if progress is not None:
-                progress(done, len(problems), outcome.source_id)
+    def arrived(_index: int, outcome: ImportedTask | SkippedProblem) -> None:
+        nonlocal done
+        done += 1
+        if isinstance(outcome, ImportedTask):
+            imported.append(outcome)
+        else:
+            skipped.append(outcome)
+        if progress is not None:
+            progress(done, len(problems), outcome.source_id)
+
+    job = functools.partial(_convert_job, sandbox=box, seed=seed, min_tests=min_tests)
+    if executor is not None:
+        executor.run(job, problems, progress=arrived)
+    else:
+        with LocalExecutor(workers) as local:
+            local.run(job, problems, progress=arrived)
     imported.sort(key=lambda t: t.task_id)
     skipped.sort(key=lambda s: int(s.source_id.rsplit("/", 1)[-1]))
 
