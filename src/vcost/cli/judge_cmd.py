@@ -137,7 +137,8 @@ def run(
     tasks = {t.id: t for t in load_tasks(bank, sorted({a.task_id for a in selection.answers}))}
     log = JudgmentLog(out / "judgments.jsonl")
     check_keys(checkers, mode)
-    client = model_client(cassette or out / "cassette.jsonl", mode)
+    # judge() syncs the cassette before the judgments it records (group commit)
+    client = model_client(cassette or out / "cassette.jsonl", mode, sync_each_call=False)
     sandbox = Sandbox("auto") if max_runs else None
     with progress(f"judgments ({perturbation})", disable=as_json) as update:
         result = judge(
