@@ -50,3 +50,35 @@ def test_a_bad_line_in_the_middle_names_file_and_line(tmp_path: Path) -> None:
     path.write_bytes(b'{"k": "a"}\nnot json\n{"k": "b"}\n')
     with pytest.raises(InputError, match=r"log\.jsonl:2: not a valid answers log record"):
         JsonlLog(path, key_of=_key, kind="answers log")
+
+
+def test_queued_appends_reach_the_file_at_sync_in_order_with_one_fsync(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """append(durable=False) only queues (readers of the object see it); a durable append
+    writes the queued lines before its own; sync() writes the rest with one fsync."""
+    import os
+
+    syncs: list[int] = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (syncs.append(fd), real_fsync(fd))[1])
+    path = tmp_path / "log.jsonl"
+    log = JsonlLog(path, key_of=_key)
+    log.append({"k": "a"}, durable=False)
+    log.append({"k": "b"}, durable=False)
+    assert log.get("b") == {"k": "b"}
+    assert not path.exists() or path.read_bytes() == b""
+    log.append({"k": "c"})
+    assert path.read_bytes() == b'{"k":"a"}\n{"k":"b"}\n{"k":"c"}\n'
+    assert len(syncs) == 1
+    log.append({"k": "d"}, durable=False)
+    log.append({"k": "e"}, durable=False)
+    assert path.read_bytes().count(b"\n") == 3
+    log.sync()
+    assert len(syncs) == 2
+    assert JsonlLog(path, key_of=_key).keys() == ["a", "b", "c", "d", "e"]
+    log.sync()  # nothing new: no second fsync
+    assert len(syncs) == 2
+    log.append({"k": "f"}, durable=False)
+    log.close()  # close writes and syncs what is queued
+    assert JsonlLog(path, key_of=_key).keys()[-1] == "f"

@@ -6,6 +6,14 @@ returns, so threads can share a log and a crash loses nothing already written. T
 append at the same time share one fsync (group commit): one fsync makes every line written
 before it durable, so a thread whose line is already covered does not sync again.
 
+``append(record, durable=False)`` only queues the line in memory (readers of this object see
+the record at once); :meth:`JsonlLog.sync` writes every queued line with one write and makes
+it durable with one fsync (a real group commit: the threads that queued never touch the disk,
+so none waits on another's fsync). A queued line is lost if the process dies before the next
+``sync``, so a caller that batches this way must not report a record as done before the
+``sync`` that covers it (``vcost judge`` does so: its workers go on to their next call while
+one committer thread syncs). A durable append writes the queued lines before its own.
+
 A last line cut short by a crash is ignored when reading and trimmed off before the next
 append; any other bad line is an :class:`~vcost.errors.InputError` naming the file and line.
 When a key appears twice, the last line wins. A rerun reads the log and skips what is there:
@@ -73,6 +81,7 @@ class JsonlLog:
         self._good_size = 0  # bytes up to the end of the last good record
         self._synced_size = 0  # bytes known to be on disk
         self._needs_newline = False  # the last good record lacks its newline
+        self._pending: list[bytes] = []  # lines queued by append(durable=False)
         self._handle: BinaryIO | None = None
         if self.path.exists():
             self._load()
@@ -123,19 +132,42 @@ class JsonlLog:
         with self._lock:
             return self._records.get(key)
 
-    def append(self, record: dict[str, Any]) -> None:
-        """Append one record; durable when this returns."""
+    def append(self, record: dict[str, Any], *, durable: bool = True) -> None:
+        """Append one record; durable when this returns (``durable=False``: queued in memory,
+        written and made durable by the next :meth:`sync`)."""
         key = self._key_of(record)
-        line = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+        line = json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
         with self._lock:
-            handle = self._open()
-            if self._needs_newline:
-                handle.write(b"\n")
-                self._needs_newline = False
-            handle.write(line.encode("utf-8") + b"\n")
-            handle.flush()
-            end = self._good_size = handle.tell()
             self._records[key] = record
+            self._pending.append(line + b"\n")
+            if not durable:
+                return
+            handle, end = self._write_pending()
+        self._sync_to(handle, end)
+
+    def sync(self) -> None:
+        """Write the queued lines and make every line appended so far durable (one fsync,
+        shared with concurrent appends)."""
+        with self._lock:
+            if not self._pending and self._handle is None:
+                return
+            handle, end = self._write_pending()
+        self._sync_to(handle, end)
+
+    def _write_pending(self) -> tuple[BinaryIO, int]:
+        """Write the queued lines in one go (under ``_lock``); the handle and the end offset."""
+        handle = self._open()
+        if self._pending:
+            if self._needs_newline:
+                self._pending.insert(0, b"\n")
+                self._needs_newline = False
+            handle.write(b"".join(self._pending))
+            handle.flush()
+            self._pending.clear()
+            self._good_size = handle.tell()
+        return handle, self._good_size
+
+    def _sync_to(self, handle: BinaryIO, end: int) -> None:
         with self._sync_lock:  # group commit: one fsync covers every line flushed before it
             if self._synced_size < end:
                 covered = self._good_size
@@ -155,7 +187,8 @@ class JsonlLog:
         return self._handle
 
     def close(self) -> None:
-        """Close the file (appending again reopens it)."""
+        """Write and sync the queued lines, close the file (appending again reopens it)."""
+        self.sync()
         with self._lock:
             if self._handle is not None:
                 self._handle.close()

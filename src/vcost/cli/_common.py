@@ -295,12 +295,16 @@ def check_keys(configs: Mapping[str, ModelConfig], mode: str) -> None:
     )
 
 
-def model_client(cassette: Path, mode: str) -> ModelClient:
-    """A client that records to / replays from ``cassette`` (mode replay needs no server)."""
+def model_client(cassette: Path, mode: str, *, sync_each_call: bool = True) -> ModelClient:
+    """A client that records to / replays from ``cassette`` (mode replay needs no server).
+    ``sync_each_call=False``: the caller syncs the cassette before it acknowledges a record
+    (:class:`vcost.models.CassetteClient`)."""
     from vcost.models import Cassette, CassetteClient, RoutingClient
 
     inner = None if mode == "replay" else RoutingClient()
-    return CassetteClient(inner, Cassette(cassette, mode=cast("CassetteMode", mode)))
+    return CassetteClient(
+        inner, Cassette(cassette, mode=cast("CassetteMode", mode)), sync_each_call=sync_each_call
+    )
 
 
 @contextmanager

@@ -150,7 +150,8 @@ def run(
     tasks = {t.id: t for t in load_tasks(bank, sorted({a.task_id for a in selection.answers}))}
     log = JudgmentLog(out / "judgments.jsonl")
     check_keys(checkers, mode)
-    client = model_client(cassette or out / "cassette.jsonl", mode)
+    # judge() syncs the cassette before the judgments it records (group commit)
+    client = model_client(cassette or out / "cassette.jsonl", mode, sync_each_call=False)
     batch = batch_runner(
         use_batch, out, cassette or out / "cassette.jsonl", mode, batch_poll, batch_retries, False
     )

@@ -5,6 +5,14 @@ cassette holds each), never an answer from its own model family (the ``same-fami
 perturbation does exactly that, on purpose). Every judgment is one line of an append-only log
 as soon as it is done; a failed call is logged with its error and retried on the next run.
 
+Durability without a disk wait per call (group commit): a worker thread hands its finished
+record to one committer thread and goes on to its next call. The committer takes whatever has
+queued up, fsyncs the client's cassette (when the client has a ``sync()``: a
+:class:`~vcost.models.CassetteClient` made with ``sync_each_call=False`` leaves it to this
+step), then appends the records to the judgments log and fsyncs it once. Only then are they
+counted (progress, :class:`JudgeResult`): nothing reported as done can be lost, and a judgment
+in the log always has its calls in the cassette, even after a power cut.
+
 The log becomes a verification trace (:func:`judgments_trace`): one check episode per judgment
 with verifier kind ``model``. A model's cost unit is output tokens: ``effort`` is the tokens it
 spent, ``budget`` its token limit (``max_tokens`` per call); seconds and USD are in the
@@ -14,13 +22,14 @@ episode's ``model_call`` events. All protocol statistics then apply unchanged.
 from __future__ import annotations
 
 import hashlib
+import queue
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import pandas as pd
 
@@ -127,6 +136,83 @@ class JudgeResult:
     errors: list[str] = field(default_factory=list)
     stopped: int = 0
     cost_usd: float = 0.0
+
+
+@runtime_checkable
+class _Syncable(Protocol):
+    def sync(self) -> None: ...
+
+
+class _Committer:
+    """One thread that makes finished judgments durable in groups, then counts them (module
+    docstring). ``put`` never waits for the disk; ``close`` waits for everything put so far and
+    raises the committer's error, if it had one."""
+
+    def __init__(
+        self,
+        log: JudgmentLog,
+        client: ModelClient,
+        result: JudgeResult,
+        total: int,
+        progress: Progress | None,
+    ) -> None:
+        self._log = log
+        self._client = client
+        self._result = result
+        self._total = total
+        self._progress = progress
+        self._handled = 0
+        self._queue: queue.SimpleQueue[tuple[dict[str, Any], str | None] | None] = (
+            queue.SimpleQueue()
+        )
+        self.error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="vcost-judge-commit", daemon=True)
+        self._thread.start()
+
+    def put(self, record: dict[str, Any], error: str | None) -> None:
+        if self.error is not None:
+            raise self.error
+        self._queue.put((record, error))
+
+    def close(self) -> None:
+        self._queue.put(None)
+        self._thread.join()
+        if self.error is not None:
+            raise self.error
+
+    def _run(self) -> None:
+        stop = False
+        while not stop:
+            batch: list[tuple[dict[str, Any], str | None]] = []
+            item = self._queue.get()
+            while item is not None:
+                batch.append(item)
+                try:
+                    item = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+            stop = item is None
+            if batch and self.error is None:
+                try:
+                    self._commit(batch)
+                except BaseException as exc:  # re-raised by close() and put()
+                    self.error = exc
+
+    def _commit(self, batch: list[tuple[dict[str, Any], str | None]]) -> None:
+        if isinstance(self._client, _Syncable):
+            self._client.sync()  # the calls first: a judgment never outlives its recording
+        for record, _ in batch:
+            self._log.append(record, durable=False)
+        self._log.sync()
+        for record, error in batch:
+            self._handled += 1
+            if error is None:
+                self._result.written += 1
+            else:
+                self._result.failed += 1
+                self._result.errors.append(f"{record['key']}: {error}")
+            if self._progress is not None:
+                self._progress(self._handled, self._total)
 
 
 @dataclass(frozen=True)
@@ -291,8 +377,6 @@ def judge(
     total = len(jobs)
     if progress is not None:
         progress(0, total)
-    lock = threading.Lock()
-    handled = 0
 
     first: dict[str, Messages] = {}  # each answer's prompt in this configuration, built once
     for answer in selection.answers:
@@ -312,6 +396,8 @@ def judge(
         if on_projection is not None:
             on_projection(projection)
         check_projection(projection, None if meter is None else meter.max_usd)
+    recording = client  # the cassette the committer syncs, whatever wraps it below
+    stopped = threading.Lock()
     if batch is not None and jobs:  # answered through provider batches, then replayed
         batch.run(
             [Request(first[j.answer.answer_id], j.checker, j.repeat) for j in jobs], meter=meter
@@ -321,7 +407,6 @@ def judge(
         client = MeteredClient(client, meter)
 
     def one(job: _Job) -> None:
-        nonlocal handled
         task = tasks[job.answer.task_id]
         key = judgment_key(job.checker.name, job.answer.answer_id, job.repeat, perturbation)
         error: ModelError | None = None
@@ -336,7 +421,7 @@ def judge(
                 sandbox=sandbox,
             )
         except BudgetStopError:
-            with lock:
+            with stopped:
                 result.stopped += 1
             return
         except ModelError as exc:
@@ -353,21 +438,16 @@ def judge(
                 "error_kind": type(exc).__name__,
                 "error": str(exc),
             }
-        log.append(record)
-        with lock:
-            handled += 1
-            if error is None:
-                result.written += 1
-            else:
-                result.failed += 1
-                result.errors.append(f"{key}: {error}")
-            if progress is not None:
-                progress(handled, total)
+        committer.put(record, None if error is None else str(error))
 
     if jobs:
-        with ThreadPoolExecutor(max_workers=max(1, min(concurrency, len(jobs)))) as pool:
-            for future in [pool.submit(one, job) for job in jobs]:
-                future.result()
+        committer = _Committer(log, recording, result, total, progress)
+        try:
+            with ThreadPoolExecutor(max_workers=max(1, min(concurrency, len(jobs)))) as pool:
+                for future in [pool.submit(one, job) for job in jobs]:
+                    future.result()
+        finally:
+            committer.close()
     if meter is not None:
         result.cost_usd = meter.spent_usd
     return result

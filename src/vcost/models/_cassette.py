@@ -12,6 +12,12 @@ key appears more than once (mode "record" calls again), the last line wins.
 Modes: ``"replay"`` never calls a model and raises :class:`CassetteMissError` for an unknown
 request; ``"record"`` always calls and appends; ``"auto"`` replays what is there and records the
 rest.
+
+``CassetteClient(..., sync_each_call=False)`` only queues each line before the call returns
+(replays in this process see it at once) and leaves writing and fsync to
+:meth:`CassetteClient.sync`, for a caller that acknowledges its own records in batches and
+syncs the cassette first (``vcost judge run`` does; a call finished after its last sync is lost
+if the process dies, and is made again on the next run).
 """
 
 from __future__ import annotations
@@ -83,25 +89,46 @@ class Cassette:
             return None
         return dataclasses.replace(Completion.from_dict(record["completion"]), from_cassette=True)
 
-    def add(self, completion: Completion, request: dict[str, Any] | None = None) -> None:
-        """Append one Completion under its request hash; durable when this returns."""
+    def add(
+        self,
+        completion: Completion,
+        request: dict[str, Any] | None = None,
+        *,
+        durable: bool = True,
+    ) -> None:
+        """Append one Completion under its request hash; durable when this returns
+        (``durable=False``: queued, written and made durable by the next :meth:`sync`)."""
         data = dataclasses.replace(completion, from_cassette=False).to_dict()
         self._log.append(
-            {"v": _VERSION, "key": completion.request_hash, "request": request, "completion": data}
+            {"v": _VERSION, "key": completion.request_hash, "request": request, "completion": data},
+            durable=durable,
         )
+
+    def sync(self) -> None:
+        """Make every line added so far durable (one fsync)."""
+        self._log.sync()
 
 
 class CassetteClient:
     """A :class:`~vcost.models.ModelClient` that records and replays through a Cassette.
 
-    ``inner`` may be None in replay mode (no model is ever called).
+    ``inner`` may be None in replay mode (no model is ever called). With
+    ``sync_each_call=False`` a recorded line is queued when ``complete`` returns and written
+    and made durable by :meth:`sync` (module docstring).
     """
 
-    def __init__(self, inner: ModelClient | None, cassette: Cassette) -> None:
+    def __init__(
+        self, inner: ModelClient | None, cassette: Cassette, *, sync_each_call: bool = True
+    ) -> None:
         if inner is None and cassette.mode != "replay":
             raise ValueError("a CassetteClient needs an inner client unless the mode is replay")
         self.inner = inner
         self.cassette = cassette
+        self.sync_each_call = sync_each_call
+
+    def sync(self) -> None:
+        """Make every call recorded so far durable."""
+        self.cassette.sync()
 
     def complete(self, messages: Messages, *, config: ModelConfig, repeat: int = 0) -> Completion:
         checked = check_messages(messages, config)
@@ -120,7 +147,9 @@ class CassetteClient:
                 "settings and repeat index match the recorded run",
             )
         completion = self.inner.complete(checked, config=config, repeat=repeat)
-        self.cassette.add(completion, canonical_request(checked, config, repeat))
+        self.cassette.add(
+            completion, canonical_request(checked, config, repeat), durable=self.sync_each_call
+        )
         return completion
 
     def complete_many(
