@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from vcost.sandbox import Sandbox, bubblewrap_problem
+from vcost.sandbox._cgroup import _candidate_parents
 from vcost.sandbox._pool import idle_cgroups
 
 IN_CI = os.environ.get("CI", "").strip().lower() in ("true", "1", "yes")
@@ -52,8 +53,9 @@ def leftover_cgroups() -> list[Path]:
     """Run cgroups of this test process that were not removed, apart from those of the idle
     warm sandboxes kept for later calls. Each of those must hold nothing but bubblewrap and
     its runner: no process of an answer survives it."""
-    root = Path("/sys/fs/cgroup/pids")
-    found = sorted(root.glob(f"**/vcost-run-{os.getpid()}-*")) if root.is_dir() else []
+    roots = [Path("/sys/fs/cgroup/pids"), *_candidate_parents("memory")]
+    pattern = f"**/vcost-run-{os.getpid()}-*"
+    found = sorted(path for root in roots if root.is_dir() for path in root.glob(pattern))
     idle = {Path(path) for path in idle_cgroups()}
     for path in idle:
         processes = (path / "cgroup.procs").read_text().split()

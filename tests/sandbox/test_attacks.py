@@ -29,6 +29,7 @@ from _sandbox_support import (
 import vcost
 from vcost.grading import grade_code
 from vcost.sandbox import Isolation, Limits, Sandbox
+from vcost.sandbox._cgroup import MemoryCgroup
 
 REPO = Path(vcost.__file__).resolve().parents[2]
 
@@ -996,11 +997,32 @@ def test_the_nonce_and_earlier_inputs_are_not_in_freed_memory(warm: Sandbox) -> 
     assert (results[1].status, results[1].value) == ("ok", [2]), results[1]
 
 
-def test_memory_is_capped_for_the_answer_as_a_whole() -> None:
+def _without_memory_cgroup(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make the host find no memory controller (as on a machine without one)."""
+    monkeypatch.setattr(MemoryCgroup, "create", classmethod(lambda cls: None))
+
+
+def _require_memory_cgroup() -> None:
+    group = MemoryCgroup.create()
+    if group is None:
+        pytest.skip("this machine offers no memory cgroup the sandbox may use")
+    group.remove()
+
+
+@pytest.mark.parametrize("how", ["kernel", "poll"])
+def test_memory_is_capped_for_the_answer_as_a_whole(
+    how: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Issue 14: ``memory_mb`` caps the answer's processes together, not each one: four
     processes of 100 MB each (each under the per-process address-space limit of 256 MB) are
     stopped as a crash naming the memory limit, in a call and in a data script alike; one
-    process of 100 MB is fine, and the next call works."""
+    process of 100 MB is fine, and the next call works. ``kernel``: the sandbox's memory
+    cgroup (where the machine has a memory controller); ``poll``: the runner's own count, the
+    fallback where it has none."""
+    if how == "kernel":
+        _require_memory_cgroup()
+    else:
+        _without_memory_cgroup(monkeypatch)
     box = Sandbox(Isolation.BUBBLEWRAP, limits=Limits(memory_mb=256, wall_seconds=30.0))
     hog = code("""
         import os, time
@@ -1018,11 +1040,13 @@ def test_memory_is_capped_for_the_answer_as_a_whole() -> None:
             time.sleep(2.0 if n > 1 else 0.0)
             return [n, len(block)]
     """)
+    by_kernel = "the kernel killed" if how == "kernel" else "held"
     try:
         many, one = box.call(hog, "hog", [[4], [1]], call_seconds=8.0)
         assert many.status == "crashed", many
         assert "memory" in str(many.error)
         assert "as a whole" in str(many.error)
+        assert by_kernel in str(many.error)
         assert (one.status, one.value) == ("ok", [1, 100 << 20])
         script = (
             hog + "spawn(3)\nblock = bytearray(b'x') * (100 << 20)\ntime.sleep(2)\nanswer = 1\n"
@@ -1030,6 +1054,61 @@ def test_memory_is_capped_for_the_answer_as_a_whole() -> None:
         result = box.run_script(script, files={}, seconds=8.0)
         assert result.status == "crashed", result
         assert "as a whole" in str(result.error)
+        assert by_kernel in str(result.error)
     finally:
         box.close()
     assert host_processes_with("mine = bytearray") == []
+    assert leftover_cgroups() == []
+
+
+def test_memory_cgroup_caps_what_the_runner_cannot_count() -> None:
+    """Issue 14, item 3, with the sandbox's memory cgroup (kernel-enforced): an answer that
+    forks four processes of 350 MB under a 512 MB cap is killed and graded as a memory error;
+    so is one whose call process holds nothing and survives while the kernel kills the
+    children that held the memory (its return value must not pass); and one that parks
+    4 x 150 MB in files of the scratch tmpfs (memory no process holds, which the runner's
+    count never saw: with the poll fallback this call returned "ok"). The sandbox then grades
+    the next answer normally."""
+    _require_memory_cgroup()
+    limits = Limits(memory_mb=512, file_mb=200, wall_seconds=60.0)
+    box = Sandbox(Isolation.BUBBLEWRAP, limits=limits)
+    hogs = code("""
+        import os, time
+        def fork_hogs(n, mb, parent_holds):
+            kids = []
+            for _ in range(n):
+                pid = os.fork()
+                if pid == 0:
+                    try:
+                        mine = bytearray(b"\\x03") * (mb << 20)
+                        time.sleep(2)
+                    finally:
+                        os._exit(0)
+                kids.append(pid)
+            block = bytearray(b"\\x04") * (mb << 20) if parent_holds else b""
+            for pid in kids:
+                os.waitpid(pid, 0)
+            return len(block)
+        def park(n, mb):
+            chunk = b"\\x05" * (1 << 20)
+            for i in range(n):
+                with open(f"park{i}", "wb") as handle:
+                    for _ in range(mb):
+                        handle.write(chunk)
+            return sorted(os.listdir("."))
+    """)
+    try:
+        for entry, args in [("fork_hogs", [3, 350, True]), ("fork_hogs", [3, 350, False])]:
+            (result,) = box.call(hogs, entry, [args], call_seconds=10.0)
+            assert result.status == "crashed", (args, result)
+            assert "the kernel killed" in str(result.error), result
+            assert "512 MB for the answer as a whole" in str(result.error)
+        (parked,) = box.call(hogs, "park", [[4, 150]], call_seconds=10.0)
+        assert parked.status == "crashed", parked
+        assert "the kernel killed" in str(parked.error), parked
+        (fine,) = box.call(hogs, "fork_hogs", [[1, 150, True]], call_seconds=10.0)
+        assert (fine.status, fine.value) == ("ok", 150 << 20)
+    finally:
+        box.close()
+    assert host_processes_with("mine = bytearray") == []
+    assert leftover_cgroups() == []

@@ -2,7 +2,7 @@
 
 The command, outermost first::
 
-    [sh: join the run's pids cgroup]  (as root, see _cgroup)
+    [sh: join the run's pids and memory cgroups]  (as root, see _cgroup)
     setpriv --reuid=65534 --regid=65534 --clear-groups --no-new-privs   (when root)
     bwrap --unshare-all --unshare-user --disable-userns --die-with-parent --new-session
           --as-pid-1  <read-only /usr, lib symlinks, a few /etc files>  --proc /proc --dev /dev

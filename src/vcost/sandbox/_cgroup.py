@@ -1,4 +1,6 @@
-"""A pids cgroup per sandbox run: the real cap on processes, and a sure way to kill them all.
+"""Cgroups per sandbox run: a pids cgroup (the real cap on processes, and a sure way to kill
+them all) and, where the machine offers a memory controller, a memory cgroup (the kernel's cap on
+the memory of the sandbox as a whole, see :class:`MemoryCgroup`).
 
 cgroup v1 (a ``pids`` hierarchy, as on the development and CI machines) is used when its
 directory is writable; a cgroup v2 subtree is used when a child of our own cgroup gets a
@@ -20,7 +22,7 @@ import signal
 import time
 from pathlib import Path
 
-__all__ = ["PidsCgroup"]
+__all__ = ["MemoryCgroup", "PidsCgroup"]
 
 _log = logging.getLogger(__name__)
 _PREFIX = "vcost-run-"
@@ -57,17 +59,31 @@ def _own_paths() -> dict[str, str]:
     return paths
 
 
-def _candidate_parents() -> list[Path]:
+def _candidate_parents(controller: str = "pids") -> list[Path]:
+    """Our own cgroup in each hierarchy that may offer ``controller`` (v1 first)."""
     own = _own_paths()
     parents: list[Path] = []
     for mount, fstype, options in _mounts():
-        if fstype == "cgroup" and "pids" in options:
+        if fstype == "cgroup" and controller in options:
             for controllers, path in own.items():
-                if "pids" in controllers.split(","):
+                if controller in controllers.split(","):
                     parents.append(Path(mount) / path.lstrip("/"))
         elif fstype == "cgroup2" and "" in own:
             parents.append(Path(mount) / own[""].lstrip("/"))
     return parents
+
+
+def _make_child(parent: Path) -> Path | None:
+    """A fresh run cgroup under ``parent`` (None if we may not make one there)."""
+    try:
+        if not os.access(parent, os.W_OK):
+            return None
+        _RunCgroup._sweep(parent)
+        path = parent / f"{_PREFIX}{os.getpid()}-{secrets.token_hex(6)}"
+        path.mkdir()
+    except OSError:
+        return None
+    return path
 
 
 def _pid_alive(pid: int) -> bool:
@@ -80,8 +96,8 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
-class PidsCgroup:
-    """One run's pids cgroup: create it, cap it, kill everything in it, remove it."""
+class _RunCgroup:
+    """One run's cgroup: the processes in it, kill them all, remove it."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -89,25 +105,6 @@ class PidsCgroup:
     @property
     def procs_file(self) -> Path:
         return self.path / "cgroup.procs"
-
-    @classmethod
-    def create(cls, max_pids: int) -> PidsCgroup | None:
-        for parent in _candidate_parents():
-            try:
-                if not os.access(parent, os.W_OK):
-                    continue
-                cls._sweep(parent)
-                path = parent / f"{_PREFIX}{os.getpid()}-{secrets.token_hex(6)}"
-                path.mkdir()
-            except OSError:
-                continue
-            group = cls(path)
-            try:
-                (path / "pids.max").write_text(f"{max_pids}\n")
-                return group
-            except OSError:
-                group.remove()
-        return None
 
     @staticmethod
     def _sweep(parent: Path) -> None:
@@ -168,3 +165,88 @@ class PidsCgroup:
                     return
                 self.kill_all(timeout=0.2)
                 time.sleep(0.01)
+
+
+class PidsCgroup(_RunCgroup):
+    """One run's pids cgroup: create it, cap it, kill everything in it, remove it."""
+
+    @classmethod
+    def create(cls, max_pids: int) -> PidsCgroup | None:
+        for parent in _candidate_parents("pids"):
+            path = _make_child(parent)
+            if path is None:
+                continue
+            group = cls(path)
+            try:
+                (path / "pids.max").write_text(f"{max_pids}\n")
+                return group
+            except OSError:
+                group.remove()
+        return None
+
+
+class MemoryCgroup(_RunCgroup):
+    """One run's memory cgroup: the kernel caps the memory of every process in it together.
+
+    cgroup v1 (``memory.limit_in_bytes``, a ``memory`` hierarchy where our own cgroup is
+    writable, as on the development machines) or v2 (``memory.max`` in a delegated subtree).
+    The sandbox's fixed part (bwrap, the runner and what it preloaded) is measured once the
+    runner is ready and the cap set to that plus ``memory_mb`` (:meth:`cap_above_usage`), so
+    the answer's processes, the files they write to the scratch tmpfs and their pipe buffers
+    together get ``memory_mb``. Going over makes the kernel kill a process of the answer (they
+    raise their own ``oom_score_adj``, so the runner is never the one chosen);
+    :meth:`oom_kills` counts those kills, which the host turns into a memory error.
+    """
+
+    v2 = False
+
+    @classmethod
+    def create(cls) -> MemoryCgroup | None:
+        """A memory cgroup of our own, or None where the machine offers none we may use."""
+        for parent in _candidate_parents("memory"):
+            path = _make_child(parent)
+            if path is None:
+                continue
+            group = cls(path)
+            if (path / "memory.limit_in_bytes").exists():
+                return group
+            if (path / "memory.max").exists():
+                group.v2 = True
+                return group
+            group.remove()
+        return None
+
+    def usage(self) -> int:
+        name = "memory.current" if self.v2 else "memory.usage_in_bytes"
+        return int((self.path / name).read_text().split()[0])
+
+    def set_cap(self, cap_bytes: int) -> None:
+        """Cap the cgroup's memory at ``cap_bytes``, swap included where swap is counted."""
+        if self.v2:
+            (self.path / "memory.max").write_text(f"{cap_bytes}\n")
+            with contextlib.suppress(OSError):
+                (self.path / "memory.swap.max").write_text("0\n")
+            return
+        (self.path / "memory.limit_in_bytes").write_text(f"{cap_bytes}\n")
+        with contextlib.suppress(OSError):  # absent without swap accounting
+            (self.path / "memory.memsw.limit_in_bytes").write_text(f"{cap_bytes}\n")
+
+    def cap_above_usage(self, extra_bytes: int) -> int:
+        """Cap the cgroup at what it holds now plus ``extra_bytes``; returns the cap."""
+        cap = self.usage() + extra_bytes
+        self.set_cap(cap)
+        return cap
+
+    def oom_kills(self) -> int:
+        """How many processes the kernel has killed in this cgroup for going over its cap."""
+        name = "memory.events" if self.v2 else "memory.oom_control"
+        try:
+            text = (self.path / name).read_text()
+        except OSError:
+            return 0
+        for line in text.splitlines():
+            key, _, value = line.partition(" ")
+            if key == "oom_kill":
+                with contextlib.suppress(ValueError):
+                    return int(value)
+        return 0

@@ -15,8 +15,10 @@ class Limits:
 
     ``call_seconds`` is the default wall-clock limit of one call (callers usually pass limits
     scaled from the reference solution's own time); ``wall_seconds`` bounds the whole run,
-    restarts included. ``memory_mb`` is the address-space limit of the process that runs the
-    untrusted code (it includes the interpreter, and pandas for data scripts: about 250 MB);
+    restarts included. ``memory_mb`` caps the memory of the answer as a whole (a memory cgroup
+    where the machine offers one, else the runner's own count) and is the address-space limit
+    of each process that runs the untrusted code (it includes the interpreter, and pandas for
+    data scripts: about 250 MB);
     ``processes`` caps the processes and threads of the run (a pids cgroup where one can be
     made, RLIMIT_NPROC inside the sandbox's user namespace in any case); ``file_mb`` is the
     largest file the code may write (the scratch space holds four such files);

@@ -23,7 +23,7 @@ _pools: weakref.WeakSet[SessionPool] = weakref.WeakSet()
 
 def idle_cgroups() -> list[str]:
     """The cgroups of every idle warm sandbox of this process (for leftover checks)."""
-    return [path for pool in list(_pools) for path in pool.idle_cgroups()]
+    return [path for pool in list(_pools) for path in pool.idle_cgroups(every_kind=True)]
 
 
 class SessionPool:
@@ -86,7 +86,10 @@ class SessionPool:
         for session in idle:
             session.close()
 
-    def idle_cgroups(self) -> list[str]:
-        """The cgroups of the idle sessions (for tests that look for leftovers)."""
+    def idle_cgroups(self, *, every_kind: bool = False) -> list[str]:
+        """The cgroups of the idle sessions, one per session (its pids cgroup), or with
+        ``every_kind`` its memory cgroup too (for tests that look for leftovers)."""
         with self._lock:
+            if every_kind:
+                return [path for s in self._idle for path in s.cgroup_paths]
             return [path for s in self._idle if (path := s.cgroup_path) is not None]

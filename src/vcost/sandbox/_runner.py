@@ -281,6 +281,10 @@ def _enter_child(keep: list[int], out_fd: int | None, seconds: float, lim: dict[
             sys.stdout.reconfigure(line_buffering=True, write_through=True)  # type: ignore[union-attr]
     os.closerange(3 + len(keep), max(_NOFILE, resource.getrlimit(resource.RLIMIT_NOFILE)[0]))
     signal.signal(signal.SIGINT, signal.default_int_handler)
+    # Where the sandbox has a memory cgroup, going over its cap makes the kernel kill a
+    # process in it: make that one of the answer's (they inherit this), never the runner.
+    with contextlib.suppress(OSError), open("/proc/self/oom_score_adj", "w") as handle:
+        handle.write("1000")
     mb = 1024 * 1024
     _set_limit(resource.RLIMIT_CPU, math.ceil(seconds) + 1)
     _set_limit(resource.RLIMIT_AS, int(lim["memory_mb"]) * mb)
@@ -772,6 +776,9 @@ class _Runner:
         self.hello = hello
         self.limits: dict[str, Any] = hello["limits"]
         self.pidns = bool(hello.get("pidns")) and os.getpid() == 1
+        # The runner adds up the answer's memory itself only where the host has no memory
+        # cgroup to cap the sandbox with (the count needs the PID namespace).
+        self.poll_memory = self.pidns and hello.get("memory_poll", True) is not False
         self.cap = int(self.limits["result_bytes"])
         self.memory_cap = int(self.limits["memory_mb"]) * 1024 * 1024
         self.out_cap = int(self.limits["output_bytes"])
@@ -1017,14 +1024,14 @@ class _Runner:
             if remaining <= 0:
                 outcome, detail, keep = "timeout", f"exceeded the time limit of {budget:g} s", False
                 break
-            if self.pidns and now >= next_check:
+            if self.poll_memory and now >= next_check:
                 over = self.memory_exceeded()
                 if over is not None:
                     outcome, detail, keep = "crashed", over, False
                     break
                 next_check = now + _MEMORY_POLL
             writers = [template.request_fd] if pending else []
-            wait = min(remaining, _MEMORY_POLL) if self.pidns else remaining
+            wait = min(remaining, _MEMORY_POLL) if self.poll_memory else remaining
             readable, writable = ready_fds([template.report_fd], writers, wait)
             if writable:
                 try:
@@ -1241,7 +1248,7 @@ class _Runner:
             if remaining <= 0:
                 timed_out = True
                 break
-            if self.pidns and now >= next_check:
+            if self.poll_memory and now >= next_check:
                 problem = self.memory_exceeded()
                 if problem is not None:
                     over_memory = True
@@ -1251,7 +1258,7 @@ class _Runner:
             if pidfd is not None:
                 readers.append(pidfd)
             wait = remaining if pidfd is not None else min(remaining, 0.05)
-            if self.pidns:
+            if self.poll_memory:
                 wait = min(wait, _MEMORY_POLL)
             ready = ready_fds(readers, [], wait)[0]
             if out_open and out_r in ready:

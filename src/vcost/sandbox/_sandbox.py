@@ -234,14 +234,22 @@ def _run_answer(
             except RunnerLostError as exc:
                 now = time.monotonic()
                 elapsed = (now - previous) * 1000.0
-                if now >= wall:
+                over = session.memory_error()
+                if over is not None:
+                    results.append(CallResult("crashed", None, over, elapsed))
+                elif now >= wall:
                     results.append(_wall_timeout(wall_seconds, elapsed))
                 else:
                     results.append(CallResult(exc.status, None, exc.detail, elapsed))
                 return False
-            results.append(_call_result(header, payload, wall_seconds))
+            result = _call_result(header, payload, wall_seconds)
+            over = session.memory_error()
+            if over is not None:  # whatever the call returned, a process of it was killed
+                result = CallResult("crashed", None, over, result.elapsed_ms)
+            results.append(result)
             previous = time.monotonic()
         header, _ = session.receive("clean", previous + _CLEAN_SECONDS, answer=answer)
+        session.memory_error()  # a kill after the last call is not the next answer's
     except RunnerLostError as exc:
         _log.info("sandbox discarded after an answer: %s", exc.detail)
         return False
@@ -475,12 +483,18 @@ class Sandbox:
                 )
             except RunnerLostError as exc:
                 elapsed = (time.monotonic() - start) * 1000.0
+                detail = session.memory_error()
+                if detail is not None:
+                    return ScriptResult("crashed", None, "", [], detail, elapsed)
                 return ScriptResult(exc.status, None, "", [], exc.detail, elapsed)
             preloaded = session.ready.get("preloaded", {})
+            over_memory = session.memory_error()
         elapsed = _elapsed(header)
         stdout = header.get("stdout")
         stdout = stdout[: self.limits.output_bytes] if isinstance(stdout, str) else ""
         truncated = header.get("stdout_truncated") is True
+        if over_memory is not None:
+            return ScriptResult("crashed", None, stdout, [], over_memory, elapsed, truncated)
         outcome = header.get("outcome")
         if outcome in ("timeout", "crashed"):
             status: Status = "timeout" if outcome == "timeout" else "crashed"

@@ -29,7 +29,7 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from typing import IO, Any, Literal, Protocol, TypeVar
 
-from vcost.sandbox._cgroup import PidsCgroup
+from vcost.sandbox._cgroup import MemoryCgroup, PidsCgroup
 from vcost.sandbox._errors import SandboxError
 from vcost.sandbox._limits import Limits
 from vcost.sandbox._plan import LaunchPlan
@@ -40,7 +40,12 @@ __all__ = ["Backend", "RunnerLostError", "Session", "backstop_seconds"]
 _log = logging.getLogger("vcost.sandbox")
 _LEN = struct.Struct(">I")
 _STARTUP_SECONDS = 30.0
-_JOIN_CGROUP = 'echo $$ > "$1" && shift && exec "$@"'
+# sh joins each cgroup named before "--", then becomes the sandbox
+_JOIN_CGROUP = 'while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift; exec "$@"'
+_MB = 1024 * 1024
+#: The memory cgroup's cap while the runner starts (no untrusted code runs yet): room for the
+#: interpreter and pandas; once the runner is ready the cap becomes its usage + memory_mb.
+_STARTUP_MEMORY = 1024 * _MB
 #: Standard-library modules the warm runner imports before any fork (HumanEval-style answers
 #: import them; each template then finds them loaded instead of importing them anew).
 CALLS_PRELOAD = (
@@ -235,6 +240,9 @@ class Session:
         self._proc: subprocess.Popen[bytes] | None = None
         self._stderr: IO[bytes] | None = None
         self._cgroup: PidsCgroup | None = None
+        self._memory: MemoryCgroup | None = None
+        self._oom_seen = 0  # the memory cgroup's kill count, as last looked at
+        self.memory_cap = 0  # bytes the memory cgroup allows (0: no memory cgroup)
         self._plan: LaunchPlan | None = None
         self._read_fd = -1
         self._channel: _Channel | None = None
@@ -262,8 +270,10 @@ class Session:
             argv = plan.argv
             if plan.use_cgroup:
                 self._cgroup = PidsCgroup.create(self.limits.cgroup_pids)
-            if self._cgroup is not None:
-                argv = ["/bin/sh", "-c", _JOIN_CGROUP, "sh", str(self._cgroup.procs_file), *argv]
+                self._memory = self._memory_cgroup()
+            joined = [g.procs_file for g in (self._cgroup, self._memory) if g is not None]
+            if joined:
+                argv = ["/bin/sh", "-c", _JOIN_CGROUP, "sh", *map(str, joined), "--", *argv]
             self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 (closed in close())
             stderr = self._stderr
 
@@ -310,6 +320,7 @@ class Session:
             "limits": self.limits.for_runner(nproc=plan.nproc),
             "pidns": plan.pidns,
             "preload": preload,
+            "memory_poll": self._memory is None,
         }
         try:
             self._channel.queue(self._nonce.encode())  # a raw frame of its own, see _runner
@@ -328,6 +339,26 @@ class Session:
         self.ready = header
         if self._cgroup is not None:
             self._resident = len(self._cgroup.pids())
+        if self._memory is not None:
+            try:
+                self.memory_cap = self._memory.cap_above_usage(self.limits.memory_mb * _MB)
+            except (OSError, ValueError) as exc:
+                problem = f"the sandbox's memory cgroup could not be capped: {exc}"
+                raise SandboxError(problem) from None
+            self._oom_seen = self._memory.oom_kills()
+
+    def _memory_cgroup(self) -> MemoryCgroup | None:
+        """A memory cgroup for this sandbox with the start-up cap, or None where there is
+        none to use (then the runner counts the answer's memory itself, see _runner)."""
+        group = MemoryCgroup.create()
+        if group is None:
+            return None
+        try:
+            group.set_cap(self.limits.memory_mb * _MB + _STARTUP_MEMORY)
+        except OSError:
+            group.remove()
+            return None
+        return group
 
     def _stderr_tail(self) -> str:
         if self._stderr is None:
@@ -352,8 +383,33 @@ class Session:
         return len(self._cgroup.pids()) <= self._resident
 
     @property
+    def memory_cgroup(self) -> bool:
+        """Whether the kernel caps this sandbox's memory (else the runner's count does)."""
+        return self._memory is not None
+
+    def memory_error(self) -> str | None:
+        """Why the last call failed for memory, if the kernel killed a process of the answer
+        for going over the memory cgroup's cap since the last look (None if it did not)."""
+        if self._memory is None:
+            return None
+        kills = self._memory.oom_kills()
+        if kills <= self._oom_seen:
+            return None
+        self._oom_seen = kills
+        mb = self.limits.memory_mb
+        return (
+            f"the answer's processes held more than {mb} MB of memory together (limit "
+            f"{mb} MB for the answer as a whole; the kernel killed a process of the answer)"
+        )
+
+    @property
     def cgroup_path(self) -> str | None:
         return str(self._cgroup.path) if self._cgroup is not None else None
+
+    @property
+    def cgroup_paths(self) -> list[str]:
+        """The sandbox's cgroups (pids, then memory), those it has."""
+        return [str(g.path) for g in (self._cgroup, self._memory) if g is not None]
 
     # ------------------------------------------------------------ requests
 
@@ -424,8 +480,9 @@ class Session:
                     proc.stdin.close()
             with contextlib.suppress(OSError):
                 os.killpg(proc.pid, signal.SIGKILL)
-        if self._cgroup is not None:
-            self._cgroup.kill_all()
+        for group in (self._cgroup, self._memory):
+            if group is not None:
+                group.kill_all()
         if proc is not None:
             try:
                 proc.wait(timeout=10)
@@ -438,6 +495,9 @@ class Session:
         if self._cgroup is not None:
             self._cgroup.remove()
             self._cgroup = None
+        if self._memory is not None:
+            self._memory.remove()
+            self._memory = None
         if self._stderr is not None:
             self._stderr.close()
             self._stderr = None
