@@ -13,13 +13,21 @@ way. The data flow and the layout are in the README and DESIGN notes.
 from __future__ import annotations
 
 from importlib import import_module
-from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-try:
-    __version__ = version("vcost")
-except PackageNotFoundError:  # pragma: no cover - running from a source tree without install
-    __version__ = "0.0.0"
+#: The installed distribution's version, read on first use: importlib.metadata costs tens of
+#: milliseconds at every start of `vcost`, and only --version and written metadata need it.
+__version__: str
+
+
+def _installed_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("vcost")
+    except PackageNotFoundError:  # pragma: no cover - a source tree without install
+        return "0.0.0"
+
 
 _NAMES = {
     "StudySpec": "vcost.spec",
@@ -64,7 +72,9 @@ __all__ = sorted(["__version__", *_NAMES])
 
 def __getattr__(name: str) -> Any:
     """Load a curated name or a subpackage on first use (PEP 562)."""
-    if name in _NAMES:
+    if name == "__version__":
+        value: Any = _installed_version()
+    elif name in _NAMES:
         value = getattr(import_module(_NAMES[name]), name)
     elif name in _SUBPACKAGES:
         value = import_module(f"vcost.{name}")

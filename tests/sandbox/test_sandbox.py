@@ -462,3 +462,36 @@ def test_a_forked_host_process_starts_its_own_sandboxes(warm: Sandbox) -> None:
     assert report == b"ok"
     assert warm_sandboxes(warm) == idle
     assert warm.call("def f(x):\n    return x - 1\n", "f", [[43]])[0].value == 42
+
+
+def test_the_probes_sandbox_grades_the_first_answers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 14 (the `vcost grade` bench): probing bubblewrap starts a real sandbox; the
+    first warm bubblewrap Sandbox with the default limits takes that sandbox, clean after
+    the probe's trial answer, instead of starting another, and grades in it. A Sandbox with
+    other limits never takes it (its limits are not the probe's)."""
+    require_bubblewrap()
+    monkeypatch.setattr(sandbox_module, "_probe_cache", {})
+    assert sandbox_module.bubblewrap_problem() is None
+    with Sandbox(Isolation.BUBBLEWRAP, limits=Limits(call_seconds=1.5)) as other:
+        assert warm_sandboxes(other) == []
+    probed = [path for path in all_idle_cgroups() if path not in pool_cgroups()]
+    assert len(probed) >= 1  # the probe's sandbox, waiting for a taker
+    with Sandbox(Isolation.BUBBLEWRAP) as box:
+        taken = warm_sandboxes(box)
+        assert len(taken) == 1
+        assert taken[0] in probed
+        assert box.call("def f(x):\n    return x * 2\n", "f", [[21]])[0].value == 42
+        assert warm_sandboxes(box) == taken  # graded in the probe's sandbox, left clean
+    assert leftover_cgroups() == []
+
+
+def pool_cgroups() -> list[str]:
+    from vcost.sandbox._pool import _pools
+
+    return [path for pool in list(_pools) for path in pool.idle_cgroups(every_kind=True)]
+
+
+def all_idle_cgroups() -> list[str]:
+    from vcost.sandbox._pool import idle_cgroups
+
+    return idle_cgroups()

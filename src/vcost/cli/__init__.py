@@ -12,7 +12,6 @@ from typing import Any
 
 import click
 
-from vcost import __version__
 from vcost.errors import VcostError
 
 __all__ = ["cli", "main"]
@@ -70,8 +69,25 @@ class _Group(click.Group):
             ctx.exit(2)
 
 
+def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    """--version, reading the version only when asked (see vcost.__version__)."""
+    if not value or ctx.resilient_parsing:
+        return
+    from vcost import __version__
+
+    click.echo(f"vcost, version {__version__}")
+    ctx.exit()
+
+
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="vcost")
+@click.option(
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_print_version,
+    help="Show the version and exit.",
+)
 def cli() -> None:
     """vcost: measure what it costs to verify AI output."""
 

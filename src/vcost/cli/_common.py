@@ -8,8 +8,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 import click
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from vcost.errors import InputError
 
@@ -313,6 +311,9 @@ def progress(
 ) -> Iterator[Callable[[int, int], None]]:
     """A progress bar; yields ``update(done, total)``. With a ``meter`` the bar shows this
     run's spend so far (and the cap)."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     columns = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn()]
     if meter is not None:
         columns.append(TextColumn("{task.fields[cost]}"))

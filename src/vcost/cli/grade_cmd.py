@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
-from rich.console import Console
-from rich.progress import Progress
-from rich.table import Table
 
 from vcost.cli._common import bank_root, executor_options
 from vcost.errors import SandboxError
@@ -16,6 +14,9 @@ from vcost.executor import make_executor
 from vcost.grader import AnswerGrade, default_cache_dir, grade_answers, read_answers
 from vcost.sandbox import Isolation, Sandbox, bubblewrap_problem
 from vcost.tasks import load_bank
+
+if TYPE_CHECKING:
+    from rich.table import Table
 
 
 def grading_sandbox(*, weak: bool, unsafe: bool) -> Sandbox:
@@ -36,6 +37,8 @@ def grading_sandbox(*, weak: bool, unsafe: bool) -> Sandbox:
 
 def grades_table(grades: list[AnswerGrade]) -> Table:
     """One row per answer: tests passed, failed tags, timeouts and the ground-truth label."""
+    from rich.table import Table
+
     table = Table(title=f"{len(grades)} answers graded")
     for name in ("answer", "task", "passed", "failed tags", "timeouts", "ground truth"):
         table.add_column(name, overflow="fold")
@@ -113,25 +116,33 @@ def grade(
     tasks = load_bank(bank_root(bank))
     todo = read_answers(answers)
     sandbox = grading_sandbox(weak=weak_isolation, unsafe=unsafe_no_isolation)
-    with (
-        make_executor(executor, workers=workers, address=address) as runner,
-        Progress(transient=True, disable=as_json) as bar,
-    ):
+    cache = None if no_cache else default_cache_dir()
+    with make_executor(executor, workers=workers, address=address) as runner:
         where = "" if runner.name == "local" else f", {runner.name}: {runner.workers} workers"
-        job = bar.add_task(f"grading ({sandbox.isolation}{where})", total=len(todo))
-        grades = grade_answers(
-            tasks,
-            todo,
-            sandbox=sandbox,
-            workers=workers,
-            progress=lambda _g: bar.advance(job),
-            cache=None if no_cache else default_cache_dir(),
-            executor=runner,
-        )
+        if as_json:  # no progress bar, so rich is not imported
+            grades = grade_answers(
+                tasks, todo, sandbox=sandbox, workers=workers, cache=cache, executor=runner
+            )
+        else:
+            from rich.progress import Progress
+
+            with Progress(transient=True) as bar:
+                job = bar.add_task(f"grading ({sandbox.isolation}{where})", total=len(todo))
+                grades = grade_answers(
+                    tasks,
+                    todo,
+                    sandbox=sandbox,
+                    workers=workers,
+                    progress=lambda _g: bar.advance(job),
+                    cache=cache,
+                    executor=runner,
+                )
     rows = [g.to_dict() for g in grades]
     if out is not None:
         out.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     if as_json:
         click.echo(json.dumps({"isolation": str(sandbox.isolation), "grades": rows}, indent=2))
     else:
+        from rich.console import Console
+
         Console().print(grades_table(grades))

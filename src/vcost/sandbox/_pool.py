@@ -9,6 +9,7 @@ kept (one per concurrent caller is all that is needed); a session is retired aft
 
 from __future__ import annotations
 
+import atexit
 import os
 import threading
 import weakref
@@ -16,14 +17,46 @@ import weakref
 from vcost.sandbox._limits import Limits
 from vcost.sandbox._session import Backend, Session
 
-__all__ = ["SessionPool", "idle_cgroups"]
+__all__ = ["SessionPool", "idle_cgroups", "keep_spare", "take_spare"]
 
 _pools: weakref.WeakSet[SessionPool] = weakref.WeakSet()
+#: A clean warm sandbox of no pool yet: bubblewrap's probe leaves its trial sandbox here, and
+#: the first warm bubblewrap Sandbox with the default limits takes it instead of starting one
+#: (`vcost grade` would otherwise start a sandbox only to probe). Ended at exit if not taken.
+_spares: list[Session] = []
+_spares_lock = threading.Lock()
+
+
+def keep_spare(session: Session) -> None:
+    with _spares_lock:
+        _spares.append(session)
+
+
+def take_spare() -> Session | None:
+    """The spare sandbox, if there is one started by this process and still alive."""
+    while True:
+        with _spares_lock:
+            session = _spares.pop() if _spares else None
+        if session is None:
+            return None
+        if session.owner == os.getpid() and session.alive():
+            return session
+        session.close()
+
+
+def _close_spares() -> None:
+    while (session := take_spare()) is not None:
+        session.close()
+
+
+atexit.register(_close_spares)
 
 
 def idle_cgroups() -> list[str]:
     """The cgroups of every idle warm sandbox of this process (for leftover checks)."""
-    return [path for pool in list(_pools) for path in pool.idle_cgroups(every_kind=True)]
+    with _spares_lock:
+        spares = [path for s in _spares for path in s.cgroup_paths]
+    return spares + [p for pool in list(_pools) for p in pool.idle_cgroups(every_kind=True)]
 
 
 class SessionPool:

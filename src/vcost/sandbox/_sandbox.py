@@ -18,7 +18,7 @@ from vcost.sandbox._bwrap import BwrapBackend, bwrap_missing
 from vcost.sandbox._errors import SandboxError, WeakIsolationWarning
 from vcost.sandbox._limits import Limits
 from vcost.sandbox._plan import Isolation, check_file_names
-from vcost.sandbox._pool import SessionPool
+from vcost.sandbox._pool import SessionPool, keep_spare, take_spare
 from vcost.sandbox._session import Backend, RunnerLostError, Session, backstop_seconds
 from vcost.sandbox._weak import NoneBackend, WeakBackend, unshare_command
 
@@ -101,18 +101,24 @@ def _probe_bwrap() -> str | None:
         return reason
     code = "def probe(x):\n    return x + 1\n"
     results: list[CallResult] = []
+    session = Session(BwrapBackend(), Limits(), mode="calls", deadline=time.monotonic() + 30.0)
+    clean = False
     try:
-        with Session(
-            BwrapBackend(), Limits(), mode="calls", deadline=time.monotonic() + 30.0
-        ) as session:
-            clean = _run_answer(
-                session, code, "probe", ["[41]"], [10.0], results, time.monotonic() + 20.0, 20.0
-            )
+        session.start()
+        clean = _run_answer(
+            session, code, "probe", ["[41]"], [10.0], results, time.monotonic() + 20.0, 20.0
+        )
     except SandboxError as exc:
         return (
             f"bwrap is installed but a trial run failed ({exc}); unprivileged user namespaces "
             "may be disabled (check sysctl user.max_user_namespaces)"
         )
+    finally:
+        ok = clean and bool(results) and results[0].status == "ok" and results[0].value == 42
+        if ok and session.alive():
+            keep_spare(session)  # the first Sandbox with these limits takes it
+        else:
+            session.close()
     if not results or results[0].value != 42 or results[0].status != "ok":
         return f"bwrap is installed but a trial run gave a wrong result ({results!r:.300})"
     if not clean:
@@ -332,6 +338,10 @@ class Sandbox:
         self._allow_unsafe = bool(allow_unsafe)
         keep = max(2, os.cpu_count() or 1) if self.warm else 0
         self._pool = SessionPool(self._backend, limits, keep=keep)
+        if self.isolation is Isolation.BUBBLEWRAP and self.warm and limits == Limits():
+            spare = take_spare()
+            if spare is not None:
+                self._pool.release(spare, reusable=True)
         self._finalizer = weakref.finalize(self, self._pool.close)
 
     @staticmethod
