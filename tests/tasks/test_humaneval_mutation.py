@@ -125,3 +125,19 @@ def test_a_problem_short_of_tests_is_flagged_not_dropped(tmp_path: Path) -> None
         [problem] = [p for p in load_problems() if p.task_id == "HumanEval/39"]
         with pytest.raises(Exception, match="hidden tests could be made"):
             convert_problem(problem, sandbox=box, flag_short=False)
+
+
+def test_planting_yields_subtle_mutants_on_the_imported_bank(bank: tuple[Path, Any]) -> None:
+    """Issue 14, item 2: with the imported tests tagged by the edge-case checklist, planting
+    on an imported task can yield a subtle mutant (it yielded none on imported banks, whose
+    tests carried no edge tags): HumanEval/0 gets a subtle boundary error (`<=` for `<`, the
+    issue's own wrong variant, is of that kind)."""
+    from vcost.plant import plant_bank
+
+    with Sandbox(Isolation.BUBBLEWRAP) as box:
+        report = plant_bank(
+            bank[0], task_ids=["humaneval-000"], sandbox=box, distinguish=False, workers=2
+        )
+    coverage = report.coverage()["humaneval-000"]
+    assert coverage["boundary"]["subtle"] is True
+    assert any(c.reason.startswith("subtle") for c in report.candidates)
