@@ -222,3 +222,14 @@ def test_report_opens_with_findings_and_ends_with_methods_and_limitations(core: 
         assert needle in methods, needle
     table_heads = [line for line in md.splitlines() if line.startswith("| ") and "---" not in line]
     assert not any("false_accept_rate" in h or "saving_lower" in h for h in table_heads)
+
+
+def test_a_tiny_p_value_is_never_printed_as_zero() -> None:
+    """One number format (two decimals) must not turn p = 0.0004 into "p = 0.00" (seen in the
+    1,000-person crowd's summary): below 0.01 the report says "p < 0.01"."""
+    from vcost.report._study_format import p_value
+
+    assert p_value(0.0004) == "p < 0.01"
+    assert p_value(0.0) == "p < 0.01"
+    assert p_value(0.034) == "p = 0.03"
+    assert p_value(float("nan")) == "p not estimable"
