@@ -68,3 +68,33 @@ def test_without_difficulty_labels_each_person_appears_once() -> None:
     assert "80 people" not in svg
     assert "syn-v039" in svg
     assert np.isfinite(a.ratio.overall.value) if a.ratio else False
+
+
+def test_analyse_and_indicators_stamp_the_lock_hash_of_a_locked_spec(tmp_path: Path) -> None:
+    """Issue 16 item 6 with a spec where the two hashes differ: locked, then a field changed
+    by a declared deviation. Both commands print the lock hash, not the content hash."""
+    from vcost.spec import example_text, lock_spec
+
+    study = tmp_path / "study.toml"
+    study.write_text(example_text("core-study"), encoding="utf-8")
+    lock_spec(study)
+    text = study.read_text(encoding="utf-8").replace("value = 10 ", "value = 12 ", 1)
+    study.write_text(text + '\n[[deviations]]\nfield = "budget.value"\nold = 10\nnew = 12\n'
+                     'reason = "checkers asked for more time"\ndeclared_at = 2027-03-15\n',
+                     encoding="utf-8")  # fmt: skip
+    loaded = StudySpec.load(study)
+    assert loaded.lock_hash is not None
+    assert loaded.lock_hash != loaded.spec_hash
+    write_trace(simulate_panel(PanelStudy(people=4, seed=3, events=False)).trace,
+                tmp_path / "trace")  # fmt: skip
+    runner = CliRunner()
+    ind = runner.invoke(cli, ["indicators", str(tmp_path / "trace"), "--spec", str(study),
+                              "--reps", "20", "--json"])  # fmt: skip
+    assert ind.exit_code == 0, ind.output
+    out = runner.invoke(cli, ["analyse", "study", str(tmp_path / "trace"), "--spec", str(study),
+                              "--reps", "20", "--json", str(tmp_path / "a.json")])  # fmt: skip
+    assert out.exit_code == 0, out.output
+    numbers = json.loads((tmp_path / "a.json").read_text())
+    assert numbers["meta"]["spec_hash"] == json.loads(ind.output)["spec_hash"] == loaded.lock_hash
+    assert loaded.lock_hash in out.output
+    assert loaded.spec_hash not in out.output

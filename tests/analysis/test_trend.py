@@ -66,3 +66,46 @@ def test_one_session_gives_a_note_not_a_crash() -> None:
     trend = session_trend(first)
     assert np.isnan(trend.factor["do"].value)
     assert any("fewer than two sessions" in n for n in trend.notes)
+
+
+def _statsmodels_slope(rows: pd.DataFrame) -> tuple[float, float, int]:
+    """The dummy-column regression the within-person fit must equal: statsmodels OLS with one
+    column per person and per non-first difficulty label, participant-clustered CR1."""
+    import statsmodels.api as sm
+
+    x = pd.concat(
+        [rows["session"].astype(float),
+         pd.get_dummies(rows["verifier_id"].astype(str), dtype=float),
+         pd.get_dummies(rows["difficulty"].astype(str), drop_first=True, dtype=float)], axis=1
+    )  # fmt: skip
+    fit = sm.OLS(np.log(rows["effort"]).to_numpy(), x.to_numpy()).fit(
+        cov_type="cluster", cov_kwds={"groups": pd.factorize(rows["verifier_id"])[0]}
+    )
+    return float(fit.params[0]), float(fit.bse[0]), rows["verifier_id"].nunique()
+
+
+@pytest.mark.filterwarnings("ignore:The design matrix is rank-deficient")
+@pytest.mark.parametrize("block", ["do", "check"])
+def test_within_person_fit_equals_the_dummy_regression_when_labels_follow_people(
+    block: str,
+) -> None:
+    """Person effects are absorbed by demeaning (Frisch-Waugh-Lovell). Here each person's tasks
+    all carry one difficulty label, so the difficulty columns lie in the span of the person
+    columns (a rank-deficient dummy design): slope and clustered interval still equal
+    statsmodels' fit of the full dummy design, and the CR1 factor counts the model's rank."""
+    from scipy import stats
+
+    att = _attempts(seed=5, log_factor=0.08)
+    labels = {v: ("easy", "medium", "hard")[i % 3]
+              for i, v in enumerate(sorted(att["verifier_id"].unique()))}  # fmt: skip
+    att = att.assign(difficulty=att["verifier_id"].map(labels))
+    got = session_trend(att).factor[block]
+    rows = att[(att["block"] == block) & ~att["censored"] & att["effort"].gt(0)]
+    b, se, g = _statsmodels_slope(rows.assign(session=rows["session"] - rows["session"].min()))
+    # statsmodels' CR1 factor uses the column count; the model's rank is 2 lower here
+    n, k = len(rows), 1 + g + 2
+    se *= np.sqrt((n - k) / (n - (k - 2)))
+    half = stats.t.ppf(0.975, g - 1) * se
+    assert np.log(got.value) == pytest.approx(b, abs=1e-10)
+    assert np.log(got.lower) == pytest.approx(b - half, abs=1e-8)
+    assert np.log(got.upper) == pytest.approx(b + half, abs=1e-8)

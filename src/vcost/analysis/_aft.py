@@ -16,6 +16,7 @@ and the Jacobian -log t dropped: they do not depend on the parameters).
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -199,10 +200,40 @@ class LifelinesFit:
     summary: pd.DataFrame
 
 
+_FITS: dict[bytes, LifelinesFit] = {}
+_FITS_MAX = 8
+
+
+def _copy(fit: LifelinesFit) -> LifelinesFit:
+    return LifelinesFit(fit.coef.copy(), fit.cov.copy(), fit.log_sigma, fit.loglik,
+                        fit.summary.copy())  # fmt: skip
+
+
 def lifelines_lognormal(
     time: Any, event: Any, design: pd.DataFrame, *, distribution: str = "lognormal"
 ) -> LifelinesFit:
-    """Fit lifelines' log-normal (or Weibull) AFT with ``design`` columns plus an intercept."""
+    """Fit lifelines' log-normal (or Weibull) AFT with ``design`` columns plus an intercept.
+
+    The fit is deterministic, so a repeat on the same data is served from a small cache keyed
+    by a digest of the times, events, design and distribution (the study analysis fits the
+    full attempt table twice: the primary ratio and the headline row "all attempts"); callers
+    get copies.
+    """
+    t = np.ascontiguousarray(np.asarray(time, dtype=float))
+    e = np.ascontiguousarray(np.asarray(event, dtype=bool))
+    digest = hashlib.sha256()
+    for part in (t.tobytes(), e.tobytes(), np.ascontiguousarray(design.to_numpy(float)).tobytes(),
+                 repr(list(design.columns)).encode(), distribution.encode()):  # fmt: skip
+        digest.update(len(part).to_bytes(8, "little") + part)
+    key = digest.digest()
+    if key not in _FITS:
+        if len(_FITS) >= _FITS_MAX:
+            _FITS.pop(next(iter(_FITS)))
+        _FITS[key] = _lifelines_fit(t, e, design, distribution)
+    return _copy(_FITS[key])
+
+
+def _lifelines_fit(time: Any, event: Any, design: pd.DataFrame, distribution: str) -> LifelinesFit:
     from lifelines import (  # type: ignore[import-untyped]
         LogNormalAFTFitter,
         WeibullAFTFitter,

@@ -409,10 +409,19 @@ def _cell_interval(boot: np.ndarray, point: float, tasks: int, alpha: float) -> 
 
 
 def _fit_cells(problems: list[dict[str, np.ndarray]], chunk: int = 64) -> list[tuple[Any, Any]]:
-    """Point fit and bootstrap fits of many small problems, stacked (zero-padded) per chunk."""
-    out: list[tuple[Any, Any]] = []
-    for start in range(0, len(problems), chunk):
-        part = problems[start : start + chunk]
+    """Point fit and bootstrap fits of many small problems, stacked (zero-padded) per chunk.
+
+    Problems are stacked in order of size (rows, then columns), so a chunk holds problems of one
+    shape: a person's per-label cells (8 attempts, 2 columns in the core design) are no longer
+    padded to the size of their "all" cell (24 attempts, 4 columns), which tripled the solver's
+    work on a crowd. Results come back in the problems' order.
+    """
+    out: list[tuple[Any, Any]] = [None] * len(problems)  # type: ignore[list-item]
+    order = sorted(range(len(problems)),
+                   key=lambda i: (len(problems[i]["y"]), problems[i]["x"].shape[1]))  # fmt: skip
+    for start in range(0, len(order), chunk):
+        where = order[start : start + chunk]
+        part = [problems[i] for i in where]
         n = max(len(pr["y"]) for pr in part)
         p = max(pr["x"].shape[1] for pr in part)
         reps = part[0]["w"].shape[0] + 1
@@ -427,14 +436,12 @@ def _fit_cells(problems: list[dict[str, np.ndarray]], chunk: int = 64) -> list[t
             es[block, :k] = pr["event"]
             ws[block, :k] = np.vstack([np.ones(k), pr["w"]])
         fit = censored_lognormal(ys, es, xs, weights=ws)
-        for i, pr in enumerate(part):
+        for i, (pr, slot) in enumerate(zip(part, where, strict=True)):
             q = pr["x"].shape[1]
             first, last = i * reps, (i + 1) * reps
-            out.append(
-                (
-                    fit.coef[first, :q],
-                    (fit.coef[first + 1 : last, :q], fit.converged[first + 1 : last]),
-                )
+            out[slot] = (
+                fit.coef[first, :q],
+                (fit.coef[first + 1 : last, :q], fit.converged[first + 1 : last]),
             )
     return out
 

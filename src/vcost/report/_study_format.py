@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["LABELS", "ci", "est", "fmt", "plain_table"]
+__all__ = ["LABELS", "ci", "est", "fmt", "p_value", "plain_table"]
 
 DIGITS = 2
 
@@ -94,6 +94,14 @@ def fmt(value: Any) -> str:
             return ""
         return f"{value:.{DIGITS}f}"
     return str(value)
+
+
+def p_value(p: Any) -> str:
+    """``p = 0.03``, or ``p < 0.01`` below what two decimals show (never ``p = 0.00``)."""
+    text = fmt(p)
+    if not text:
+        return "p not estimable"
+    return "p < 0.01" if float(p) < 0.01 else f"p = {text}"
 
 
 def ci(value: Any, lower: Any, upper: Any) -> str:

@@ -23,7 +23,7 @@ from vcost.report._study_extra import (
     trend_sections,
     vce_sections,
 )
-from vcost.report._study_format import ci, est, fmt
+from vcost.report._study_format import ci, est, fmt, p_value
 from vcost.spec._analysis_plan import ANALYSES, DECLARED_CHOICES, LIMITATIONS
 
 __all__ = ["meta_lines", "sections", "summary", "unit_word"]
@@ -110,7 +110,7 @@ def summary(a: StudyAnalysis) -> list[str]:
         side = "faster" if t.ratio.value < 1 else "slower"
         out.append(
             f"H3: false accepts took {fmt(t.ratio.value)} times as long as correct rejects "
-            f"({_e(t.ratio)}; one-sided p = {fmt(t.p_faster)} for faster; {t.false_accepts} "
+            f"({_e(t.ratio)}; one-sided {p_value(t.p_faster)} for faster; {t.false_accepts} "
             f"false accepts, {t.correct_rejects} correct rejects): wrong answers were accepted "
             f"{side}"
             + (" and the interval excludes 1." if t.supported else ", but the interval includes 1.")
@@ -201,7 +201,7 @@ def _h3_section(a: StudyAnalysis) -> Section:
     test = "not estimable"
     if t is not None:
         test = (
-            f"{_e(t.ratio)} (one-sided p = {fmt(t.p_faster)} for faster; {t.false_accepts} false "
+            f"{_e(t.ratio)} (one-sided {p_value(t.p_faster)} for faster; {t.false_accepts} false "
             f"accepts, {t.correct_rejects} correct rejects; {t.method})"
             + (f"; {t.note}" if t.note else "")
         )

@@ -53,11 +53,15 @@ _PLOT_AT = {
 }
 
 
-def _cut(frame: pd.DataFrame) -> tuple[pd.DataFrame, str]:
-    """At most TABLE_MAX_ROWS rows, and a note when rows were left out."""
+def _cut(frame: pd.DataFrame, unit: str) -> tuple[pd.DataFrame, str]:
+    """At most TABLE_MAX_ROWS rows in the report's format, and a note when rows were left out.
+
+    Rows are cut before formatting (formatting is cell by cell, so the shown rows are the same)
+    and a 1,000-person crowd's tables are not formatted in full only to be dropped.
+    """
     if len(frame) <= TABLE_MAX_ROWS:
-        return frame, ""
-    return frame.head(TABLE_MAX_ROWS), (
+        return plain_table(frame, unit), ""
+    return plain_table(frame.head(TABLE_MAX_ROWS), unit), (
         f"first {TABLE_MAX_ROWS} of {len(frame)} rows; every row is in numbers.json"
     )
 
@@ -86,7 +90,7 @@ def study_markdown(a: StudyAnalysis, *, label: str | None = None) -> str:
     for name, text, table in sections(a):
         parts += [f"## {name}\n", text + "\n"]
         if table is not None:
-            shown, cut = _cut(plain_table(table, unit))
+            shown, cut = _cut(table, unit)
             parts.append(_md_table(shown) + (f"\n_({cut})_\n" if cut else ""))
     return "\n".join(parts)
 
@@ -170,7 +174,7 @@ def study_html(
             if plot in svgs:
                 body.append(_figure(plot, svgs[plot]))
         if table is not None:
-            shown, cut = _cut(plain_table(table, unit))
+            shown, cut = _cut(table, unit)
             body.append(_html_table(shown))
             if cut:
                 body.append(f"<p><em>({html.escape(cut)})</em></p>")
