@@ -56,7 +56,7 @@ from sqlalchemy.pool import NullPool
 
 from vcost import __version__
 from vcost.harness import COOKIE, make_demo_study, open_study
-from vcost.harness._app import _csrf
+from vcost.harness._web import _csrf
 from vcost.store import Store
 from vcost.store import _schema as s
 

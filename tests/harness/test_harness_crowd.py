@@ -126,12 +126,17 @@ def test_reentry_resumes_the_same_session_and_refuses_another(
     # another device, the same Prolific session: the same place, where it was
     other_device = Client(served.base)
     assert "Screening task" in other_device.get(_crowd(link, "abc123", "x1")).body
+    # one login per place (docs/harness.md "Crowd entry"): the first browser is logged out
+    assert first.get("/").status == 401
     # someone with the same Prolific id but another session: refused, nothing taken over
     intruder = Client(served.base)
     refused = intruder.get(_crowd(link, "abc123", "x9"))
     assert refused.status == 409
     assert "already started this study" in refused.body
-    assert intruder.get("/").status == 401
+    logged_out = intruder.get("/")
+    assert logged_out.status == 401
+    # a crowd entrant is sent back to their platform, not to an invitation they never had
+    assert "crowd platform" in logged_out.body, logged_out.body[:500]
     assert "Screening task" in other_device.get("/").body
     with Store.open(store_url) as store:
         reentries = [e for e in rows(store, s.harness_events) if e["kind"] == "reentry"]

@@ -86,10 +86,10 @@ def test_sigkill_mid_check_loses_no_acknowledged_event_and_charges_no_downtime(
 
 
 def test_an_item_that_expires_during_an_outage_says_so(
-    demo_study: Path, tmp_path: Path, start_server: Any
+    demo_study: Path, tmp_path: Path, store_url: str, start_server: Any
 ) -> None:
     study = _short_budget(demo_study, tmp_path / "study", 0.1)  # 6 seconds
-    url = f"sqlite:///{tmp_path / 'vcost.db'}"
+    url = store_url
     token = invite(study, url)
     server = start_server(study, url)
     client = Client(server.base)

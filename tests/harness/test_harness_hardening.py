@@ -83,14 +83,14 @@ def test_security_headers_and_secure_cookies_under_https(
 
 
 def test_never_opened_invitations_are_not_at_consent(
-    demo_study: Path, tmp_path: Path, start_server: Any
+    demo_study: Path, tmp_path: Path, store_url: str, start_server: Any
 ) -> None:
     study = copy_study(
         demo_study,
         tmp_path / "study",
         settings=(demo_study / "harness.toml").read_text() + f'admin_token = "{ADMIN}"\n',
     )
-    url = f"sqlite:///{tmp_path / 'vcost.db'}"
+    url = store_url
     token = invite(study, url)
     server = start_server(study, url)
 
@@ -109,14 +109,14 @@ def test_never_opened_invitations_are_not_at_consent(
 
 
 def test_practice_fast_verdicts_raise_no_flag_and_code_is_stored_with_lf(
-    demo_study: Path, tmp_path: Path, start_server: Any
+    demo_study: Path, tmp_path: Path, store_url: str, start_server: Any
 ) -> None:
     study = copy_study(
         demo_study,
         tmp_path / "study",
         settings=(demo_study / "harness.toml").read_text() + f'admin_token = "{ADMIN}"\n',
     )
-    url = f"sqlite:///{tmp_path / 'vcost.db'}"
+    url = store_url
     token = invite(study, url)
     server = start_server(study, url)
     client = Client(server.base)

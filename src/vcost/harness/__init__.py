@@ -12,9 +12,10 @@
 
 Modules: ``_study`` (the study folder, read-only material), ``_state`` (participants,
 sessions, items, events and the episodes they become, in the store), ``_runs`` (Run and
-grading in the sandbox), ``_app`` (routes, pages, security), ``_admin`` (the researcher side:
-status, data-quality flags), ``_export`` (exports and the codebook), ``_bots`` (simulated
-participants, ``vcost bots``), ``_demo`` (a demo study folder).
+grading in the sandbox), ``_app`` (the web app: routes, sweep; its pages in ``_pages``, JSON
+endpoints in ``_api``, request plumbing in ``_web``, security headers in ``_middleware``),
+``_admin`` (the researcher side: status, data-quality flags), ``_export`` (exports and the
+codebook), ``_bots`` (simulated participants, ``vcost bots``), ``_demo`` (a demo study folder).
 The design, the rules and what is left: docs/harness.md.
 """
 
