@@ -49,7 +49,7 @@ def test_progress_counts_only_judgments_durable_in_log_and_cassette(
 
     @contextmanager
     def checking_progress(
-        _label: str, *, disable: bool = False
+        _label: str, *, disable: bool = False, meter: object = None
     ) -> Iterator[Callable[[int, int], None]]:
         def update(done: int, total: int) -> None:
             judgments = _synced_lines(run / "judgments.jsonl", synced)
@@ -66,7 +66,7 @@ def test_progress_counts_only_judgments_durable_in_log_and_cassette(
     selection_file(judge_run.folder / "sel.json", count=12)
     result = judge_run.invoke("--concurrency", "8", k=5)
     assert result.exit_code == 0, result.output
-    assert json.loads(result.output)["run"]["written"] == 60
+    assert json.loads(result.stdout)["run"]["written"] == 60
     assert seen[-1] == 60
     assert len(seen) > 2
     assert len(judge_run.records()) == 60

@@ -61,7 +61,7 @@ def test_a_killed_run_keeps_what_it_wrote_and_the_rerun_completes(
 
     rerun = CliRunner().invoke(cli, args)
     assert rerun.exit_code == 0, rerun.output
-    summary = json.loads(rerun.output)["run"]
+    summary = json.loads(rerun.stdout)["run"]
     assert summary["skipped"] >= len(judged)
     assert summary["written"] + summary["skipped"] == 60
     final = {j["key"] for j in _lines(out / "judgments.jsonl") if j["status"] == "ok"}

@@ -54,8 +54,15 @@ def leftover_cgroups() -> list[Path]:
     warm sandboxes kept for later calls. Each of those must hold nothing but bubblewrap and
     its runner: no process of an answer survives it."""
     roots = [Path("/sys/fs/cgroup/pids"), *_candidate_parents("memory")]
-    pattern = f"**/vcost-run-{os.getpid()}-*"
-    found = sorted(path for root in roots if root.is_dir() for path in root.glob(pattern))
+    prefix = f"vcost-run-{os.getpid()}-"
+    found = sorted(
+        Path(folder) / name
+        for root in roots
+        # os.walk, not Path.glob: other processes' cgroups vanish while the tree is walked
+        for folder, names, _ in os.walk(root, onerror=lambda _error: None)
+        for name in names
+        if name.startswith(prefix)
+    )
     idle = {Path(path) for path in idle_cgroups()}
     for path in idle:
         processes = (path / "cgroup.procs").read_text().split()
