@@ -374,21 +374,44 @@ _RATES = (
 )
 _COLUMNS = ("n", *_RATES, "usage", "effort", "verdicts", "right_verdicts", "success_effort")
 _WIDTH = len(_COLUMNS)
-# The columns actually bootstrapped: the others are sums of these (wrong = false accept + false
-# reject, verdicts = success + wrong, right verdicts = success, and n = the four outcomes plus
-# ``other``, the episodes with none of them, normally none), so their replicate sums are added
-# up afterwards instead of entering the sparse product. Sums of 0/1 columns with integer
-# weights are exact integers in float32 (below 2**24), so the sums are the same numbers.
+# The columns actually bootstrapped; the others are sums of these, added up afterwards instead
+# of entering the sparse product: wrong = false accept + false reject, verdicts = success +
+# wrong, right verdicts = success, n = the four outcomes + ``other`` (episodes with none of
+# them, normally none), effort = ``other_effort`` (effort of episodes without a correct
+# verdict) + success effort, and, when every episode has the same budget B, usage = effort / B
+# (the usage column is then left empty). Each episode thus has about three non-zero values
+# instead of ten. Sums of 0/1 columns with integer weights are exact integers in float32 (below
+# 2**24), so those sums are the same numbers; the others differ in summation order only.
 _BOOTSTRAPPED = (
     "other",
-    *(c for c in _COLUMNS if c not in ("n", "wrong", "verdicts", "right_verdicts")),
+    "success",
+    "false_accept",
+    "false_reject",
+    "exhausted",
+    "unverifiable",
+    "premature",
+    "usage",
+    "other_effort",
+    "success_effort",
 )
 _BOOT_WIDTH = len(_BOOTSTRAPPED)
 _OUTCOMES = ("success", "false_accept", "false_reject", "exhausted", "unverifiable")
 
 
+def _common_budget(e: _Episodes, rows: NDArray[np.intp]) -> float | None:
+    """The one budget of all these episodes (finite, non-zero), or None."""
+    budgets = e.budget[rows]
+    if budgets.size == 0 or not np.isfinite(budgets[0]) or budgets[0] == 0.0:
+        return None
+    return float(budgets[0]) if bool(np.all(budgets == budgets[0])) else None
+
+
 def _cell_values(
-    e: _Episodes, rows: NDArray[np.intp], cells: list[NDArray[np.bool_]]
+    e: _Episodes,
+    rows: NDArray[np.intp],
+    cells: list[NDArray[np.bool_]],
+    *,
+    with_usage: bool,
 ) -> coo_matrix:
     """Per-episode summands as a sparse episodes x (cell, ``_BOOTSTRAPPED``) matrix.
 
@@ -400,24 +423,35 @@ def _cell_values(
         cell[mask] = i
     inside = np.flatnonzero(cell >= 0)
     sel = rows[inside]
-    success = e.success[sel].astype(np.float64)
-    columns = [np.zeros(sel.size), success]
-    columns += [getattr(e, name)[sel].astype(np.float64) for name in _BOOTSTRAPPED[2:-1]]
-    columns.append(e.effort[sel] * success)
-    values = np.column_stack(columns)
+    success = e.success[sel]
+    effort = e.effort[sel]
+    values = np.zeros((sel.size, _BOOT_WIDTH))
+    for j, name in enumerate(_BOOTSTRAPPED[1:7], start=1):
+        values[:, j] = getattr(e, name)[sel]
+    if with_usage:
+        values[:, _BOOTSTRAPPED.index("usage")] = e.usage[sel]
+    values[:, _BOOTSTRAPPED.index("other_effort")] = np.where(success, 0.0, effort)
+    values[:, _BOOTSTRAPPED.index("success_effort")] = np.where(success, effort, 0.0)
     outcomes = [_BOOTSTRAPPED.index(c) for c in _OUTCOMES]
     values[:, 0] = 1.0 - values[:, outcomes].sum(axis=1)
-    at, j = np.nonzero(values)
+    at, col = np.nonzero(values)
     return coo_matrix(
-        (values[at, j], (inside[at], cell[inside[at]] * _BOOT_WIDTH + j)),
+        (values[at, col], (inside[at], cell[inside[at]] * _BOOT_WIDTH + col)),
         shape=(rows.size, len(cells) * _BOOT_WIDTH),
     )
 
 
-def _expand(sums: Float) -> Float:
-    """Sums in ``_BOOTSTRAPPED`` layout (last axis) to the full ``_COLUMNS`` layout."""
+def _expand(sums: Float, budget: float | None) -> Float:
+    """Sums in ``_BOOTSTRAPPED`` layout (last axis) to the full ``_COLUMNS`` layout.
+
+    ``budget`` is the common budget when the usage column was left empty (usage = effort / B).
+    """
     b = {c: sums[..., i] for i, c in enumerate(_BOOTSTRAPPED)}
-    b["n"] = b["other"] + sum(b[c] for c in _OUTCOMES)
+    b["n"] = b["other"] + b["success"] + b["false_accept"] + b["false_reject"]
+    b["n"] = b["n"] + b["exhausted"] + b["unverifiable"]
+    b["effort"] = b["other_effort"] + b["success_effort"]
+    if budget is not None:
+        b["usage"] = b["effort"] / budget
     b["wrong"] = b["false_accept"] + b["false_reject"]
     b["verdicts"] = b["success"] + b["wrong"]
     b["right_verdicts"] = b["success"]
@@ -490,8 +524,9 @@ def _strata_for(
     episode being bootstrapped once per stratum it belongs to.
     """
     names = list(cells)
+    budget = _common_budget(e, rows)
     sums = pigeonhole_sums(
-        _cell_values(e, rows, [cells[k] for k in names]),
+        _cell_values(e, rows, [cells[k] for k in names], with_usage=budget is None),
         pd.factorize(e.verifier[rows])[0],
         pd.factorize(e.output[rows])[0],
         reps=s.bootstrap_reps,
@@ -503,8 +538,8 @@ def _strata_for(
     reps: dict[str, Float] = {}
     result: dict[str, StratumIndicators] = {}
     for name, parts in strata.items():
-        point[name] = _expand(np.sum([sums.point[block[p]] for p in parts], axis=0))
-        reps[name] = _expand(np.sum([sums.replicates[:, block[p]] for p in parts], axis=0))
+        point[name] = _expand(np.sum([sums.point[block[p]] for p in parts], axis=0), budget)
+        reps[name] = _expand(np.sum([sums.replicates[:, block[p]] for p in parts], axis=0), budget)
         mask = np.logical_or.reduce([cells[p] for p in parts])
         result[name] = _stratum(name, e, rows, mask, point[name], reps[name], s.alpha)
     return (

@@ -156,7 +156,7 @@ def pigeonhole_sums(
         per_verifier = table @ w_cols[:, :k]
         per_verifier *= w_rows[key_verifier, :k]
         out[start : start + k, live] = np.add.reduceat(
-            per_verifier.astype(np.float64), starts, axis=0
+            per_verifier, starts, axis=0, dtype=np.float64
         ).T
     return ReplicateSums(point, out)
 
