@@ -8,7 +8,10 @@ independently, with replacement, and weights each episode by the product of the 
 multiplicities. Owen shows its variance is mildly conservative for crossed designs.
 
 Statistics here are functions of weighted column sums, so one pass gives the replicate sums of
-every column at once: ``sums[r] = sum_e W_r[v_e] * W_r[o_e] * values[e]``.
+every column at once: ``sums[r] = sum_e W_r[v_e] * W_r[o_e] * values[e]``. That pass is a
+sparse product over the non-zero values only (see :func:`pigeonhole_sums`), so a caller should
+give each episode as few non-zero values as it can (the indicators put an episode in one cell,
+ground truth x experience, and add strata up from cells).
 """
 
 from __future__ import annotations
@@ -147,8 +150,8 @@ def pigeonhole_sums(
     out = np.zeros((reps, width))
     w_rows = np.empty((n_rows, chunk), dtype=np.float32)
     w_cols = np.empty((n_cols, chunk), dtype=np.float32)
-    # Random numbers are drawn chunk by chunk, verifiers then outputs, as always: seeded results
-    # are the same whatever the chunk of the products.
+    # Random numbers are drawn chunk by chunk, verifiers then outputs, in the same order as
+    # before the sparse product: seeded results (for a given ``chunk``) have not changed.
     for start in range(0, reps, chunk):
         k = min(chunk, reps - start)
         _counts_into(rng, n_rows, w_rows[:, :k])
