@@ -233,3 +233,27 @@ def test_output_effort_columns() -> None:
     table = output_table(hand_trace(), SETTINGS).set_index("answer_id")
     assert table.loc["a1", "mean_effort"] == pytest.approx(5.5)
     assert table.loc["a1", "correct_verdict_time"] == pytest.approx(5.0)
+
+
+def test_observed_budget_consumption_with_mixed_budgets() -> None:
+    """With budgets that differ between episodes, usage is the mean of effort / budget (Step 5,
+    E[E_d / B]) in every stratum, not the mean effort over one budget; recomputed here with
+    pandas from the episode rows, and the bootstrap interval brackets it."""
+    trace = hand_trace()
+    episodes = trace.episodes.copy()
+    episodes["budget"] = np.where(np.arange(len(episodes)) % 2 == 0, 10.0, 40.0)
+    mixed = Trace(answers=trace.answers, episodes=episodes, verifiers=trace.verifiers)
+    report = compute_indicators(mixed, SETTINGS)
+    rows = episodes.merge(trace.answers, on="answer_id")
+    rows = rows[(rows["model_id"] == "m1") & (rows["role"] != "baseline")]
+    ratio = rows["effort"] / rows["budget"]
+    strata = report.models[0].strata
+    for name, mask in (
+        ("all", rows["ground_truth"] != "indeterminate"),
+        ("gt_correct", rows["ground_truth"] == "correct"),
+        ("gt_incorrect", rows["ground_truth"] == "incorrect"),
+    ):
+        est = strata[name].observed_budget_consumption
+        assert est.value == pytest.approx(ratio[mask].mean(), rel=1e-12)
+        assert est.lower <= est.value <= est.upper
+        assert strata[name].mean_effort.value == pytest.approx(rows["effort"][mask].mean())

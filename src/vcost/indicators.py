@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
+from scipy.sparse import coo_matrix
 
 from vcost import __version__
 from vcost.errors import TraceError
@@ -351,7 +352,8 @@ def _output_table(trace: Trace, e: _Episodes, s: IndicatorSettings) -> pd.DataFr
             alpha=s.alpha,
             method=s.interval_method,
         )
-        state[incorrect] = [str(VceState(x)) for x in states]
+        label = {x: str(x) for x in VceState}
+        state[incorrect] = [label[x] for x in states]
     table["vce"] = state
     if "role" in trace.answers:
         table.insert(3, "role", trace.answers["role"].astype(str).to_numpy())
@@ -372,31 +374,84 @@ _RATES = (
 )
 _COLUMNS = ("n", *_RATES, "usage", "effort", "verdicts", "right_verdicts", "success_effort")
 _WIDTH = len(_COLUMNS)
-# The columns actually bootstrapped: the others are sums of these (wrong = false accept + false
-# reject, verdicts = success + wrong, right verdicts = success), so their replicate sums are
-# added up afterwards instead of entering the matrix product. Sums of 0/1 columns with integer
-# weights are exact integers in float32 (below 2**24), so the sums are the same numbers.
-_BOOTSTRAPPED = tuple(c for c in _COLUMNS if c not in ("wrong", "verdicts", "right_verdicts"))
+# The columns actually bootstrapped; the others are sums of these, added up afterwards instead
+# of entering the sparse product: wrong = false accept + false reject, verdicts = success +
+# wrong, right verdicts = success, n = the four outcomes + ``other`` (episodes with none of
+# them, normally none), effort = ``other_effort`` (effort of episodes without a correct
+# verdict) + success effort, and, when every episode has the same budget B, usage = effort / B
+# (the usage column is then left empty). Each episode thus has about three non-zero values
+# instead of ten. Sums of 0/1 columns with integer weights are exact integers in float32 (below
+# 2**24), so those sums are the same numbers; the others differ in summation order only.
+_BOOTSTRAPPED = (
+    "other",
+    "success",
+    "false_accept",
+    "false_reject",
+    "exhausted",
+    "unverifiable",
+    "premature",
+    "usage",
+    "other_effort",
+    "success_effort",
+)
 _BOOT_WIDTH = len(_BOOTSTRAPPED)
+_OUTCOMES = ("success", "false_accept", "false_reject", "exhausted", "unverifiable")
 
 
-def _stratum_columns(
-    e: _Episodes, rows: NDArray[np.intp], mask: NDArray[np.bool_], out: Float
-) -> None:
-    """Fill ``out`` (episodes x ``_BOOTSTRAPPED``) with one stratum's per-episode summands."""
-    m = mask.astype(np.float64)
-    source: dict[str, NDArray[Any]] = {
-        name: getattr(e, name)[rows] for name in ("success", *_RATES[2:], "usage", "effort")
-    }
-    source["success_effort"] = e.effort[rows] * source["success"]
-    out[:, 0] = m
-    for j, name in enumerate(_BOOTSTRAPPED[1:], start=1):
-        np.multiply(source[name], m, out=out[:, j])
+def _common_budget(e: _Episodes, rows: NDArray[np.intp]) -> float | None:
+    """The one budget of all these episodes (finite, non-zero), or None."""
+    budgets = e.budget[rows]
+    if budgets.size == 0 or not np.isfinite(budgets[0]) or budgets[0] == 0.0:
+        return None
+    return float(budgets[0]) if bool(np.all(budgets == budgets[0])) else None
 
 
-def _expand(sums: Float) -> Float:
-    """Sums in ``_BOOTSTRAPPED`` layout (last axis) to the full ``_COLUMNS`` layout."""
+def _cell_values(
+    e: _Episodes,
+    rows: NDArray[np.intp],
+    cells: list[NDArray[np.bool_]],
+    *,
+    with_usage: bool,
+) -> coo_matrix:
+    """Per-episode summands as a sparse episodes x (cell, ``_BOOTSTRAPPED``) matrix.
+
+    ``cells`` are disjoint masks over ``rows``; an episode's values sit in its own cell's block
+    of columns and nowhere else, so each episode enters the bootstrap once, not once per stratum.
+    """
+    cell = np.full(rows.size, -1, dtype=np.intp)
+    for i, mask in enumerate(cells):
+        cell[mask] = i
+    inside = np.flatnonzero(cell >= 0)
+    sel = rows[inside]
+    success = e.success[sel]
+    effort = e.effort[sel]
+    values = np.zeros((sel.size, _BOOT_WIDTH))
+    for j, name in enumerate(_BOOTSTRAPPED[1:7], start=1):
+        values[:, j] = getattr(e, name)[sel]
+    if with_usage:
+        values[:, _BOOTSTRAPPED.index("usage")] = e.usage[sel]
+    values[:, _BOOTSTRAPPED.index("other_effort")] = np.where(success, 0.0, effort)
+    values[:, _BOOTSTRAPPED.index("success_effort")] = np.where(success, effort, 0.0)
+    outcomes = [_BOOTSTRAPPED.index(c) for c in _OUTCOMES]
+    values[:, 0] = 1.0 - values[:, outcomes].sum(axis=1)
+    at, col = np.nonzero(values)
+    return coo_matrix(
+        (values[at, col], (inside[at], cell[inside[at]] * _BOOT_WIDTH + col)),
+        shape=(rows.size, len(cells) * _BOOT_WIDTH),
+    )
+
+
+def _expand(sums: Float, budget: float | None) -> Float:
+    """Sums in ``_BOOTSTRAPPED`` layout (last axis) to the full ``_COLUMNS`` layout.
+
+    ``budget`` is the common budget when the usage column was left empty (usage = effort / B).
+    """
     b = {c: sums[..., i] for i, c in enumerate(_BOOTSTRAPPED)}
+    b["n"] = b["other"] + b["success"] + b["false_accept"] + b["false_reject"]
+    b["n"] = b["n"] + b["exhausted"] + b["unverifiable"]
+    b["effort"] = b["other_effort"] + b["success_effort"]
+    if budget is not None:
+        b["usage"] = b["effort"] / budget
     b["wrong"] = b["false_accept"] + b["false_reject"]
     b["verdicts"] = b["success"] + b["wrong"]
     b["right_verdicts"] = b["success"]
@@ -458,42 +513,39 @@ def _stratum(
 def _strata_for(
     e: _Episodes,
     rows: NDArray[np.intp],
-    masks: Mapping[str, NDArray[np.bool_]],
+    cells: Mapping[str, NDArray[np.bool_]],
+    strata: Mapping[str, tuple[str, ...]],
     s: IndicatorSettings,
-    unions: Mapping[str, tuple[str, ...]] | None = None,
 ) -> tuple[dict[str, StratumIndicators], Float, Float]:
     """Indicators of several strata of the same episodes, from one bootstrap pass.
 
-    ``masks`` must be disjoint; each stratum in ``unions`` is the union of some of them, so its
-    sums are added up from theirs instead of being bootstrapped again.
+    ``cells`` must be disjoint masks over ``rows``; each stratum is the union of some cells, so
+    its sums are added up from theirs (exact for the integer-valued columns) instead of every
+    episode being bootstrapped once per stratum it belongs to.
     """
-    names = list(masks)
-    values = np.empty((rows.size, _BOOT_WIDTH * len(names)))
-    for i, k in enumerate(names):
-        _stratum_columns(e, rows, masks[k], values[:, i * _BOOT_WIDTH : (i + 1) * _BOOT_WIDTH])
+    names = list(cells)
+    budget = _common_budget(e, rows)
     sums = pigeonhole_sums(
-        values,
+        _cell_values(e, rows, [cells[k] for k in names], with_usage=budget is None),
         pd.factorize(e.verifier[rows])[0],
         pd.factorize(e.output[rows])[0],
         reps=s.bootstrap_reps,
         seed=s.seed,
     )
     width = _BOOT_WIDTH
-    point = {k: _expand(sums.point[i * width : (i + 1) * width]) for i, k in enumerate(names)}
-    reps = {
-        k: _expand(sums.replicates[:, i * width : (i + 1) * width]) for i, k in enumerate(names)
-    }
-    all_masks = dict(masks)
-    for union, parts in (unions or {}).items():
-        point[union] = np.sum([point[p] for p in parts], axis=0)
-        reps[union] = np.sum([reps[p] for p in parts], axis=0)
-        all_masks[union] = np.logical_or.reduce([masks[p] for p in parts])
-    order = [*(unions or {}), *names]
-    strata = {k: _stratum(k, e, rows, all_masks[k], point[k], reps[k], s.alpha) for k in order}
+    block = {k: slice(i * width, (i + 1) * width) for i, k in enumerate(names)}
+    point: dict[str, Float] = {}
+    reps: dict[str, Float] = {}
+    result: dict[str, StratumIndicators] = {}
+    for name, parts in strata.items():
+        point[name] = _expand(np.sum([sums.point[block[p]] for p in parts], axis=0), budget)
+        reps[name] = _expand(np.sum([sums.replicates[:, block[p]] for p in parts], axis=0), budget)
+        mask = np.logical_or.reduce([cells[p] for p in parts])
+        result[name] = _stratum(name, e, rows, mask, point[name], reps[name], s.alpha)
     return (
-        strata,
-        np.concatenate([point[k] for k in order]),
-        np.hstack([reps[k] for k in order]),
+        result,
+        np.concatenate([point[k] for k in strata]),
+        np.hstack([reps[k] for k in strata]),
     )
 
 
@@ -534,15 +586,25 @@ def _model(
     s: IndicatorSettings,
 ) -> ModelIndicators:
     resolved = e.resolved[rows]
-    masks = {
+    truth = {
         "gt_correct": resolved & ~e.incorrect[rows],
         "gt_incorrect": e.incorrect[rows],
     }
     experience = e.experience[rows]
-    for level in sorted(set(experience) - {""}):
-        masks[f"experience:{level}"] = resolved & (experience == level)
-    unions = {"all": ("gt_correct", "gt_incorrect")}
-    strata, point, reps = _strata_for(e, rows, masks, s, unions)
+    levels = sorted(set(experience) - {""})
+    # Cells: ground truth x experience (each resolved episode in exactly one); the reported
+    # strata are unions of cells.
+    cells = {
+        f"{gt}|{level}": mask & (experience == level)
+        for gt, mask in truth.items()
+        for level in (*levels, "")
+    }
+    groups: dict[str, tuple[str, ...]] = {"all": tuple(cells)}
+    for gt in truth:
+        groups[gt] = tuple(k for k in cells if k.startswith(f"{gt}|"))
+    for level in levels:
+        groups[f"experience:{level}"] = tuple(k for k in cells if k.endswith(f"|{level}"))
+    strata, point, reps = _strata_for(e, rows, cells, groups, s)
     mine = outputs[(outputs["model_id"] == name) & (outputs["ground_truth"] == "incorrect")]
     mine = mine[mine["verifiers"] > 0]
     verdicts = mine["verifiers"].to_numpy()
@@ -586,7 +648,9 @@ def compute_indicators(
     baseline: StratumIndicators | None = None
     base_rows = np.flatnonzero(e.baseline)
     if base_rows.size:
-        strata, _, _ = _strata_for(e, base_rows, {"baseline": e.resolved[base_rows]}, s)
+        strata, _, _ = _strata_for(
+            e, base_rows, {"baseline": e.resolved[base_rows]}, {"baseline": ("baseline",)}, s
+        )
         baseline = strata["baseline"]
     baseline_usage = baseline.observed_budget_consumption.value if baseline else math.nan
 

@@ -8,7 +8,10 @@ independently, with replacement, and weights each episode by the product of the 
 multiplicities. Owen shows its variance is mildly conservative for crossed designs.
 
 Statistics here are functions of weighted column sums, so one pass gives the replicate sums of
-every column at once: ``sums[r] = sum_e W_r[v_e] * W_r[o_e] * values[e]``.
+every column at once: ``sums[r] = sum_e W_r[v_e] * W_r[o_e] * values[e]``. That pass is a
+sparse product over the non-zero values only (see :func:`pigeonhole_sums`), so a caller should
+give each episode as few non-zero values as it can (the indicators put an episode in one cell,
+ground truth x experience, and add strata up from cells).
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
+from scipy.sparse import coo_matrix, csr_matrix, issparse, sparray, spmatrix
 
 from vcost.errors import StatsError
 
@@ -28,10 +31,6 @@ __all__ = [
     "percentile_interval",
     "pigeonhole_sums",
 ]
-
-
-_CACHE_WEIGHTS = 1 << 24  # weights (floats) per cluster table in one block of replicates
-_CACHE_BLOCK = 1 << 19  # episode weights (floats) per block of the matrix product
 
 
 @dataclass(frozen=True)
@@ -75,8 +74,22 @@ def _codes(labels: ArrayLike) -> tuple[NDArray[np.intp], NDArray[np.object_]]:
     return codes.astype(np.intp), uniques.astype(object)
 
 
+def _counts_into(rng: np.random.Generator, n: int, out: NDArray[np.float32]) -> None:
+    """Fill ``out`` (n x k) with k resamples' multiplicities, column by column.
+
+    The same draws, in the same order, as :func:`_multiplicities` (one ``integers`` call of
+    k x n); counting each resample on its own keeps the counts in cache and writes them in the
+    cluster x replicate layout the products read, without a transpose.
+    """
+    # int32 draws are the same numbers as the default int64 ones (numpy draws bounded integers
+    # below 2**32 from 32-bit values either way; the draws test pins this) in half the memory.
+    draws = rng.integers(0, n, size=(out.shape[1], n), dtype=np.int32 if n < 2**31 else np.int64)
+    for i, row in enumerate(draws):
+        out[:, i] = np.bincount(row, minlength=n)
+
+
 def pigeonhole_sums(
-    values: ArrayLike,
+    values: ArrayLike | sparray | spmatrix,
     rows: ArrayLike,
     cols: ArrayLike,
     *,
@@ -86,66 +99,85 @@ def pigeonhole_sums(
 ) -> ReplicateSums:
     """Replicate column sums of ``values`` under the two-way cluster bootstrap.
 
-    ``values`` is episodes x statistics; ``rows`` and ``cols`` are integer cluster codes
-    (0..R-1 for verifiers, 0..C-1 for outputs) of each episode.
+    ``values`` is episodes x statistics, dense or a SciPy sparse matrix (zeros cost nothing);
+    ``rows`` and ``cols`` are integer cluster codes (0..R-1 for verifiers, 0..C-1 for outputs)
+    of each episode.
+
+    The sums are computed as ``sums[r, j] = sum_v Wv[r, v] * (S_j Wo[r])_v`` where ``S_j`` is the
+    verifier x output table of column ``j`` (episodes on the same pair added up): one sparse
+    product per chunk of replicates over the non-zero values only, then a short sum over the
+    verifier rows. Work is proportional to the non-zero values times the replicates, not to
+    episodes x columns x replicates as a dense weight matrix would be.
     """
-    y = np.asarray(values, dtype=np.float64)
-    if y.ndim == 1:
-        y = y[:, None]
+    coo = _as_coo(values)
+    n_episodes, width = coo.shape
     r = np.asarray(rows, dtype=np.intp)
     c = np.asarray(cols, dtype=np.intp)
-    if not (y.shape[0] == r.size == c.size):
+    if not (n_episodes == r.size == c.size):
         raise StatsError(
-            f"values, rows and cols must have one entry per episode; got {y.shape[0]}, "
+            f"values, rows and cols must have one entry per episode; got {n_episodes}, "
             f"{r.size} and {c.size}"
         )
     if reps < 1:
         raise StatsError(f"reps must be >= 1, got {reps}")
-    point = y.sum(axis=0)
-    if y.shape[0] == 0:
-        return ReplicateSums(point, np.zeros((reps, y.shape[1])))
+    point = np.bincount(coo.col, weights=coo.data, minlength=width).astype(np.float64)
+    if n_episodes == 0:
+        return ReplicateSums(point, np.zeros((reps, width)))
     if r.min() < 0 or c.min() < 0:
         raise StatsError("cluster codes must be non-negative integers")
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
     n_rows, n_cols = int(r.max()) + 1, int(c.max()) + 1
-    # Replicates are accumulated in float32 (exact small-integer weights; relative rounding
-    # ~1e-6, far below bootstrap noise) for half the memory traffic; ``point`` stays float64.
-    # All-zero columns (e.g. false rejects among GT-incorrect outputs) have zero replicate sums
-    # exactly; they are left out of the product.
-    live = np.flatnonzero(np.any(y != 0.0, axis=0))
-    # Episodes in column-cluster order: the (large) output weight table is then read in
-    # sequence rather than at random.
-    order = np.argsort(c, kind="stable")
-    r, c = r[order], c[order]
-    y32 = y[order][:, live].astype(np.float32)
-    out = np.zeros((reps, y.shape[1]))
-    # Weights are laid out cluster x replicate so that an episode's weights are one contiguous
-    # row (a row gather, not a scattered column gather), and episodes are taken in blocks whose
-    # weights stay in cache for the matrix product. Random numbers are drawn in ``chunk``s of
-    # replicates in the same order as one chunk at a time, so seeded results do not depend on
-    # the block sizes.
-    block = max(chunk, min(256, _CACHE_WEIGHTS // max(n_cols, n_rows)) // chunk * chunk)
-    step = max(1, _CACHE_BLOCK // block)
-    for start in range(0, reps, block):
-        k = min(block, reps - start)
-        w_rows = np.empty((n_rows, k), dtype=np.float32)
-        w_cols = np.empty((n_cols, k), dtype=np.float32)
-        for sub in range(0, k, chunk):
-            kk = min(chunk, k - sub)
-            w_rows[:, sub : sub + kk] = _multiplicities(rng, n_rows, kk).T
-            w_cols[:, sub : sub + kk] = _multiplicities(rng, n_cols, kk).T
-        acc = np.zeros((live.size, k))
-        # One BLAS thread: thousands of small products, each one episode block; with two
-        # threads on a busy 2-core machine each product waited on the other thread (1,000
-        # replicates on 200,000 episodes: 48.7 s vs 4.0 s), and the float32 sums then depended
-        # on the thread count (up to 5e-9 relative). One thread gives the same sums anywhere.
-        with threadpool_limits(limits=1, user_api="blas"):
-            for e0 in range(0, y32.shape[0], step):
-                weight = w_rows[r[e0 : e0 + step]]
-                weight *= w_cols[c[e0 : e0 + step]]
-                acc += y32[e0 : e0 + step].T @ weight
-        out[start : start + k, live] = acc.T
+    # One sparse row per (column, verifier) pair that has a non-zero value, ordered by column;
+    # its entries are that verifier's values on each output. Replicates are accumulated in
+    # float32 (exact small-integer weights, so integer-valued columns give exact sums; relative
+    # rounding ~1e-7 otherwise, far below bootstrap noise); the sums over verifiers, and
+    # ``point``, in float64. All-zero columns have zero replicate sums exactly.
+    keys = coo.col.astype(np.int64) * n_rows + r[coo.row]
+    if width * n_rows <= 4 * keys.size + (1 << 20):  # a dense map is cheaper than a sort
+        present = np.zeros(width * n_rows, dtype=bool)
+        present[keys] = True
+        uniq = np.flatnonzero(present)
+        key_row = (np.cumsum(present) - 1)[keys]
+    else:
+        uniq, key_row = np.unique(keys, return_inverse=True)
+    table = csr_matrix(
+        (coo.data.astype(np.float32), (key_row.ravel(), c[coo.row])),
+        shape=(uniq.size, n_cols),
+    )
+    key_col = uniq // n_rows
+    key_verifier = (uniq % n_rows).astype(np.intp)
+    live, starts = np.unique(key_col, return_index=True)
+    out = np.zeros((reps, width))
+    w_rows = np.empty((n_rows, chunk), dtype=np.float32)
+    w_cols = np.empty((n_cols, chunk), dtype=np.float32)
+    # Random numbers are drawn chunk by chunk, verifiers then outputs, in the same order as
+    # before the sparse product: seeded results (for a given ``chunk``) have not changed.
+    for start in range(0, reps, chunk):
+        k = min(chunk, reps - start)
+        _counts_into(rng, n_rows, w_rows[:, :k])
+        _counts_into(rng, n_cols, w_cols[:, :k])
+        if not live.size:
+            continue
+        per_verifier = table @ w_cols[:, :k]
+        per_verifier *= w_rows[key_verifier, :k]
+        out[start : start + k, live] = np.add.reduceat(
+            per_verifier, starts, axis=0, dtype=np.float64
+        ).T
     return ReplicateSums(point, out)
+
+
+def _as_coo(values: ArrayLike | sparray | spmatrix) -> coo_matrix:
+    """Values as an episodes x columns COO matrix (zeros of a dense array left out)."""
+    if issparse(values):
+        coo = coo_matrix(values, dtype=np.float64)
+    else:
+        y = np.asarray(values, dtype=np.float64)
+        if y.ndim == 1:
+            y = y[:, None]
+        coo = coo_matrix(y)
+    # Duplicate entries add up in the sparse product and in ``point``, and explicit zeros add
+    # nothing, so neither needs a pass here.
+    return coo
 
 
 def percentile_interval(replicates: ArrayLike, *, alpha: float = 0.05) -> tuple[float, float]:
