@@ -1,7 +1,8 @@
 """One number format and plain-language column names for the study report.
 
 Every non-integer number is shown with two decimals (``0.54``), an interval as
-``0.54 [0.39, 0.76]``, integers as integers, yes/no for flags, and an empty cell where a value
+``0.54 [0.39, 0.76]``, integers as integers with thousands separators (``24,000``; larger
+decimals too: ``1,234.50``), yes/no for flags, and an empty cell where a value
 is undefined. Percentages are not mixed in: rates are shares (0 to 1) like every other number,
 so a reader never converts between formats. Column names are mapped to words; a value column
 and its ``lower``/``upper`` columns are merged into one "value [lower, upper]" column.
@@ -14,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["LABELS", "ci", "est", "fmt", "p_value", "plain_table"]
+__all__ = ["LABELS", "ci", "count", "est", "fmt", "p_value", "plain_table"]
 
 DIGITS = 2
 
@@ -88,12 +89,20 @@ def fmt(value: Any) -> str:
     if isinstance(value, bool | np.bool_):
         return "yes" if value else "no"
     if isinstance(value, int | np.integer):
-        return str(int(value))
+        return f"{int(value):,}"
     if isinstance(value, float | np.floating):
         if not np.isfinite(value):
             return ""
-        return f"{value:.{DIGITS}f}"
+        return f"{value:,.{DIGITS}f}"
     return str(value)
+
+
+def count(value: Any) -> str:
+    """A count with thousands separators (``24,000``); floats holding whole numbers too; an em
+    dash where it is undefined."""
+    if value is None or not np.isfinite(float(value)):
+        return "—"
+    return f"{round(float(value)):,}"
 
 
 def p_value(p: Any) -> str:
@@ -117,7 +126,7 @@ def est(e: Any) -> str:
     """An :class:`~vcost.indicators.Estimate` as ``value [lower, upper] (n = N)``."""
     if e is None or not fmt(e.value):
         return "not estimable"
-    return f"{ci(e.value, e.lower, e.upper)} (n = {e.n})"
+    return f"{ci(e.value, e.lower, e.upper)} (n = {count(e.n)})"
 
 
 def _merge(frame: pd.DataFrame) -> pd.DataFrame:

@@ -97,7 +97,7 @@ def study_plots(a: StudyAnalysis, *, label: str | None = None) -> dict[str, str]
         sub = att[att["block"] == block]
         if len(sub):
             x, y = _km(sub["effort"].to_numpy(float), ~sub["censored"].to_numpy(bool))
-            ax.step(x, y, where="post", color=colour, label=f"{block} (n={len(sub)})")
+            ax.step(x, y, where="post", color=colour, label=f"{block} (n={len(sub):,})")
     if ax.lines:
         ax.set_xlabel(f"time ({unit})")
         ax.set_ylabel("share not yet finished")
@@ -120,7 +120,7 @@ def study_plots(a: StudyAnalysis, *, label: str | None = None) -> dict[str, str]
             ax.errorbar(ratio, yy, xerr=[lo, hi], fmt=".", color="tab:blue", markersize=2,
                         elinewidth=0.3)  # fmt: skip
             ax.set_yticks([])
-            ax.set_ylabel(f"{len(people)} people, sorted by ratio")
+            ax.set_ylabel(f"{len(people):,} people, sorted by ratio")
         else:
             ax.errorbar(ratio, yy, xerr=[lo, hi], fmt="o", color="tab:blue")
             ax.set_yticks(yy, [str(v) for v in people["verifier_id"]])
@@ -151,7 +151,7 @@ def study_plots(a: StudyAnalysis, *, label: str | None = None) -> dict[str, str]
         ax.bar(x, rate, color="tab:red", alpha=0.7)
         lower, upper = sub["lower"].to_numpy(float), sub["upper"].to_numpy(float)
         ax.errorbar(x, rate, yerr=[rate - lower, upper - rate], fmt="none", color="black")
-        ax.set_xticks(x, [f"{lvl}\n(n={n})" for lvl, n in zip(sub["error_level"], sub["checks"],
+        ax.set_xticks(x, [f"{lvl}\n(n={n:,})" for lvl, n in zip(sub["error_level"], sub["checks"],
                                                                strict=True)])  # fmt: skip
         ax.set_ylim(0, 1)
         ax.set_ylabel("false-accept rate")
@@ -188,7 +188,7 @@ def _envelope_plot(a: StudyAnalysis, mark: Marker) -> str | None:
         return None
     g = v.groups.iloc[::-1].reset_index(drop=True)  # "all" on top
     labels = [
-        f"{'all' if str(group) == 'all' else str(value)} (n={int(n)})"
+        f"{'all' if str(group) == 'all' else str(value)} (n={int(n):,})"
         for group, value, n in zip(g["group"], g["value"], g["outputs"], strict=True)
     ]
     fig = Figure(figsize=(5.5, 0.9 + 0.35 * len(g)))
