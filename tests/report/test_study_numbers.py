@@ -66,3 +66,17 @@ def test_study_report_counts_have_separators(tmp_path: Path) -> None:
     body = _CITATION.sub("", md.split("## Summary", 1)[1])
     bare = [m.group(0) for m in _BARE.finditer(body)]
     assert not bare, f"counts without thousands separators: {bare[:10]}"
+
+
+def test_count_columns_with_missing_values_show_as_counts() -> None:
+    """The H1 pattern table: "of them with interval clear of no effect" is None for the H3 row,
+    so pandas stores it as float; it showed "27.00" in the 40-person report's screenshot."""
+    import pandas as pd
+
+    from vcost.report._study_format import plain_table
+
+    frame = pd.DataFrame({"pattern": ["a", "b"], "people": [40, 1200],
+                          "showing": [40, 1100], "clear_of_null": [27, None]})  # fmt: skip
+    shown = plain_table(frame)
+    assert list(shown["of them with interval clear of no effect"]) == ["27", ""]
+    assert list(shown["people with data"]) == ["40", "1,200"]

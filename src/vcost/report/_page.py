@@ -24,13 +24,13 @@ h1{font-size:1.6rem}h2{font-size:1.2rem;margin-top:2rem;border-bottom:1px solid 
 h3{font-size:1.05rem;margin-top:1.5rem}
 table{border-collapse:collapse;font-size:.82rem;margin:.5rem 0 1rem;overflow-wrap:normal}
 td,th{border:1px solid #ccc;padding:.2rem .4rem;text-align:right;vertical-align:top}
-td{white-space:nowrap}
+td{white-space:nowrap}td.t{white-space:normal;min-width:6rem;text-align:left}
 th{background:#f3f3f3;text-align:left;font-weight:600}
 td:first-child{text-align:left}
 .wide{overflow-x:auto;max-width:100%}
 .banner{background:#fee;border:1px solid #c00;padding:.5rem;font-weight:600}
-.summary{background:#f6f8fa;border-left:4px solid #2a6;padding:.5rem 1rem}
-.summary li{margin:.3rem 0}
+.summary{background:#f6f8fa;border-left:4px solid #2a6;padding:.5rem 1rem .5rem 2rem}
+.summary li{margin:.3rem 0}.summary ul{padding-left:1.2rem}
 .notes li{font-size:.9rem}
 figure{margin:1rem 0}figcaption{font-size:.85rem;color:#333;max-width:42rem}
 svg{max-width:100%;height:auto}
@@ -38,7 +38,8 @@ nav ol{columns:2;font-size:.9rem}@media (max-width:40rem){nav ol{columns:1}}
 @page{size:A4;margin:14mm}
 @media print{body{max-width:none;margin:0;padding:0;font-size:10pt}nav{display:none}
 .wide{overflow:visible}table{font-size:7.5pt;width:100%;table-layout:auto}
-td,th{padding:1px 3px;white-space:normal}td{overflow-wrap:anywhere}th{overflow-wrap:break-word}
+td,th{padding:1px 3px;white-space:normal}td{overflow-wrap:anywhere}td.t{min-width:0}
+th{overflow-wrap:break-word}
 figure,tr,.summary{break-inside:avoid}h2,h3{break-after:avoid}
 svg{max-height:120mm}}"""
 
@@ -48,14 +49,24 @@ def anchor(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
 
 
+_NUMBER = re.compile(r"^[-+]?[\d.,]*\d")
+
+
+def _cell(value: object) -> str:
+    """A number (with its interval) stays on one line; text (names, notes) may wrap."""
+    text = str(value)
+    kind = "" if not text or _NUMBER.match(text) else " class='t'"
+    return f"<td{kind}>{html.escape(text)}</td>"
+
+
 def html_table(frame: pd.DataFrame) -> str:
-    """A table of already formatted cells, in a box that scrolls when it is too wide."""
+    """A table of already formatted cells, in a box that scrolls when it is too wide; text
+    cells wrap (a long model name does not push the numbers out of view), numbers do not."""
     if frame.empty:
         return "<p><em>(none)</em></p>"
     head = "".join(f"<th scope='col'>{html.escape(str(c))}</th>" for c in frame.columns)
     rows = "".join(
-        "<tr>" + "".join(f"<td>{html.escape(str(v))}</td>" for v in row) + "</tr>"
-        for row in frame.itertuples(index=False)
+        "<tr>" + "".join(_cell(v) for v in row) + "</tr>" for row in frame.itertuples(index=False)
     )
     table = f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
     return f'<div class="wide" tabindex="0">{table}</div>'

@@ -82,8 +82,9 @@ LABELS: dict[str, str] = {
 }
 
 
-def fmt(value: Any) -> str:
-    """One cell in the report's number format (module doc)."""
+def fmt(value: Any, digits: int = DIGITS) -> str:
+    """One cell in the report's number format (module doc); ``digits`` decimals (the audit
+    report uses 3: its floors are a few hundredths)."""
     if value is None:
         return ""
     if isinstance(value, bool | np.bool_):
@@ -93,7 +94,7 @@ def fmt(value: Any) -> str:
     if isinstance(value, float | np.floating):
         if not np.isfinite(value):
             return ""
-        return f"{value:,.{DIGITS}f}"
+        return f"{value:,.{digits}f}"
     return str(value)
 
 
@@ -113,12 +114,12 @@ def p_value(p: Any) -> str:
     return "p < 0.01" if float(p) < 0.01 else f"p = {text}"
 
 
-def ci(value: Any, lower: Any, upper: Any) -> str:
+def ci(value: Any, lower: Any, upper: Any, digits: int = DIGITS) -> str:
     """``0.54 [0.39, 0.76]``; the value alone when the interval is undefined."""
-    text = fmt(value)
+    text = fmt(value, digits)
     if not text:
         return ""
-    lo, hi = fmt(lower), fmt(upper)
+    lo, hi = fmt(lower, digits), fmt(upper, digits)
     return f"{text} [{lo}, {hi}]" if lo and hi else text
 
 
@@ -155,10 +156,17 @@ TIMED = frozenset({
 """Columns in the cost unit: their header says the unit."""
 
 
+COUNTED = frozenset({"clear_of_null", "showing", "people"})
+"""Count columns that can hold a missing value (so pandas stores them as floats)."""
+
+
 def plain_table(frame: pd.DataFrame, unit: str = "") -> pd.DataFrame:
     """The frame with intervals merged, cells formatted and columns in words."""
     merged = _merge(frame)
     shown = merged.map(fmt) if len(merged) else merged
+    for c in COUNTED.intersection(merged.columns):
+        # A count column holding a missing value is float ("27.00"): show it as a count.
+        shown[c] = [fmt(v) if pd.isna(v) else count(v) for v in merged[c]]
     names = {}
     for c in shown.columns:
         label = LABELS.get(str(c), str(c).replace("_", " "))
