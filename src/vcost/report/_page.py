@@ -38,7 +38,8 @@ nav ol{columns:2;font-size:.9rem}@media (max-width:40rem){nav ol{columns:1}}
 @page{size:A4;margin:14mm}
 @media print{body{max-width:none;margin:0;padding:0;font-size:10pt}nav{display:none}
 .wide{overflow:visible}table{font-size:7.5pt;width:100%;table-layout:auto}
-td,th{padding:1px 3px;white-space:normal}td{overflow-wrap:anywhere}td.t{min-width:0}
+td,th{padding:1px 3px;white-space:normal}td{overflow-wrap:anywhere}
+td.t{min-width:0;overflow-wrap:break-word}
 th{overflow-wrap:break-word}
 figure,tr,.summary{break-inside:avoid}h2,h3{break-after:avoid}
 svg{max-height:120mm}}"""
