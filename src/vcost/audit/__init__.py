@@ -11,6 +11,7 @@ and audits every benchmark in them against the limits of Wang (2026), "The Verif
     report.benchmarks[0].pairs[0].accuracy.verdict     # Verdict.NOISE / MARGINAL / VERIFIABLE
     report.to_dict()                                   # JSON for machines
     write_plots(report, "plots/")                      # floor vs n, detection power vs m * eps
+    render_audit_report(report, "report/", label=audit_label(report))  # report.html, .md, .json
 
 docs/audit.md explains every number, the formats and the decisions the paper leaves open.
 """
@@ -27,9 +28,10 @@ from vcost.audit._audit import (
     audit,
     resample_weights,
 )
-from vcost.audit._plots import write_plots
+from vcost.audit._plots import audit_plots, write_plots
 from vcost.audit._read import COLUMNS, LOG_FORMATS, EvalResults, LogFormat, read_results
 from vcost.audit._render import render_audit, render_plan
+from vcost.audit._report import audit_html, audit_label, audit_markdown, render_audit_report
 
 __all__ = [
     "COLUMNS",
@@ -45,8 +47,13 @@ __all__ = [
     "SkippedBenchmark",
     "SubjectAudit",
     "audit",
+    "audit_html",
+    "audit_label",
+    "audit_markdown",
+    "audit_plots",
     "read_results",
     "render_audit",
+    "render_audit_report",
     "render_plan",
     "resample_weights",
     "write_plots",

@@ -161,6 +161,8 @@ class PairAudit:
     verification floors) with its verdict; ``noise_floor`` is delta_acc, the paired
     sampling-noise floor at level alpha; ``flip_rate`` the share of resamples in which b beats a.
     ``calibration`` holds |ECE_a - ECE_b| against the same floor, when both have confidences.
+    ``gap_interval`` is the accuracy gap with its percentile bootstrap interval (the same
+    resamples as every other interval).
     """
 
     model_a: str
@@ -169,6 +171,7 @@ class PairAudit:
     noise_floor: float
     flip_rate: float
     calibration: GapVerdict | None = None
+    gap_interval: Estimate | None = None
 
     @property
     def above_noise(self) -> bool:
@@ -234,6 +237,8 @@ class AuditReport:
     skipped: tuple[SkippedBenchmark, ...] = ()
     notes: tuple[str, ...] = ()
     method: dict[str, str] = field(default_factory=dict)
+    synthetic: tuple[str, ...] = ()
+    """Input files whose rows are marked synthetic (``EvalResults.synthetic``)."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: enums as their values, NaN as None, dataclasses as objects."""
@@ -682,6 +687,7 @@ def _audit_benchmark(
                 ),
                 flip_rate=float(np.mean(acc_r[:, ib] > acc_r[:, ia])) if gap > 0 else math.nan,
                 calibration=calibration,
+                gap_interval=Estimate(gap, *_interval(acc_r[:, ia] - acc_r[:, ib], settings.alpha)),
             )
         )
     instability, top = _order_changed(acc, acc_r)
@@ -771,4 +777,5 @@ def audit(results: EvalResults, settings: AuditSettings | None = None) -> AuditR
         skipped=tuple(skipped),
         notes=results.notes,
         method=dict(METHOD),
+        synthetic=results.synthetic,
     )

@@ -1,7 +1,9 @@
 """SVG plots of an audit: the verification floor against n, detection power against m * eps.
 
 Drawn with matplotlib's object API on an Agg canvas (no pyplot, no display, no global state);
-SVG output is deterministic (fixed hash salt, no date) so reruns give identical files.
+SVG output is deterministic (fixed hash salt, no date) so reruns give identical files. With a
+``label`` (synthetic data) every plot carries it in red across its top, as in the study report;
+:data:`CAPTIONS` says what to see in each plot (the audit report prints them under the plots).
 """
 
 from __future__ import annotations
@@ -16,9 +18,25 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
 from vcost.audit._audit import AuditReport
+from vcost.report._study_plots import label_marker, svg_text
 from vcost.stats.audit import detection_powers, verification_floors
 
-__all__ = ["plot_detection_power", "plot_floor_vs_n", "write_plots"]
+__all__ = ["CAPTIONS", "PLOTS", "audit_plots", "plot_detection_power", "plot_floor_vs_n",
+           "write_plots"]  # fmt: skip
+
+PLOTS = ("floor_vs_n", "detection_power")
+CAPTIONS = {
+    "floor_vs_n": "The smallest accuracy difference a benchmark of n items can verify, for each "
+    "model (solid lines: random items, (L eps / n)^(1/3); dashed: items the auditor chooses, "
+    "sqrt(eps / n)). Dots mark each model at its benchmark's number of items; grey crosses are "
+    "the accuracy gaps between pairs of models there. A cross below the dots is a difference "
+    "the log cannot verify; the lines show how many items would be needed.",
+    "detection_power": "The chance that an audit of m items sees at least one error of a model "
+    "with error rate eps, against m x eps (the errors expected among the items), for four "
+    "error rates. The curves fall onto one, rising steeply around m x eps = 1 (dotted line). "
+    "Black dots are the audited models: a dot on the left flank means the log is too small to "
+    "reliably see that model's errors at all.",
+}
 
 _MAX_CURVES = 12
 DETECTION_EPS = (0.01, 0.05, 0.10, 0.30)
@@ -34,11 +52,11 @@ def _style() -> AbstractContextManager[None]:
 def _save(fig: Figure, path: Path) -> Path:
     FigureCanvasAgg(fig)
     with _style():
-        fig.savefig(path, format="svg", metadata={"Date": None})
+        fig.savefig(path, format="svg", metadata={"Date": None}, bbox_inches="tight")
     return path
 
 
-def plot_floor_vs_n(report: AuditReport) -> Figure:
+def plot_floor_vs_n(report: AuditReport, *, label: str | None = None) -> Figure:
     """Floor (L eps / n)^(1/3) (solid) and active floor sqrt(eps / n) (dashed) against n.
 
     One colour per benchmark x model (at most 12); a dot marks each model at the benchmark's n,
@@ -57,13 +75,13 @@ def plot_floor_vs_n(report: AuditReport) -> Figure:
                     break
                 eps = min(1.0, max(model.error_rate, 3.0 / model.n))
                 colour = colours(drawn % 10)
-                label = f"{bench.benchmark}: {model.model} (eps={model.error_rate:.3f})"
+                curve = f"{bench.benchmark}: {model.model} (eps={model.error_rate:.3f})"
                 ax.plot(
                     n_grid,
                     verification_floors(n_grid, eps, lipschitz=model.lipschitz.value),
                     color=colour,
                     lw=1.2,
-                    label=label,
+                    label=curve,
                 )
                 ax.plot(n_grid, np.sqrt(eps / n_grid), color=colour, lw=0.8, ls="--")
                 ax.plot([model.n], [model.floor.value], "o", color=colour, ms=4)
@@ -79,11 +97,11 @@ def plot_floor_vs_n(report: AuditReport) -> Figure:
         ax.set_ylabel("smallest resolvable difference")
         ax.set_title("Verification floor (L eps / n)^(1/3), solid; active sqrt(eps / n), dashed")
         ax.grid(True, which="major", lw=0.3)
-        ax.legend(fontsize=6, loc="lower left", frameon=False)
-    return fig
+        ax.legend(fontsize=6, loc="upper center", bbox_to_anchor=(0.5, -0.13), frameon=False)
+    return label_marker(label)(fig)
 
 
-def plot_detection_power(report: AuditReport) -> Figure:
+def plot_detection_power(report: AuditReport, *, label: str | None = None) -> Figure:
     """Chance of detecting an error rate eps with m items, against m * eps (Wang 2026, Fig. 2).
 
     Curves for four error rates collapse onto 1 - exp(-m eps): the transition sits at
@@ -112,14 +130,25 @@ def plot_detection_power(report: AuditReport) -> Figure:
         ax.set_title("Phase transition near m * eps = 1 (dots: the audited models)")
         ax.grid(True, lw=0.3)
         ax.legend(fontsize=7, loc="upper left", frameon=False)
-    return fig
+    return label_marker(label)(fig)
 
 
-def write_plots(report: AuditReport, directory: str | Path) -> list[Path]:
+def write_plots(
+    report: AuditReport, directory: str | Path, *, label: str | None = None
+) -> list[Path]:
     """Write ``floor_vs_n.svg`` and ``detection_power.svg`` into ``directory``."""
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
     return [
-        _save(plot_floor_vs_n(report), out / "floor_vs_n.svg"),
-        _save(plot_detection_power(report), out / "detection_power.svg"),
+        _save(plot_floor_vs_n(report, label=label), out / "floor_vs_n.svg"),
+        _save(plot_detection_power(report, label=label), out / "detection_power.svg"),
     ]
+
+
+def audit_plots(report: AuditReport, *, label: str | None = None) -> dict[str, str]:
+    """Both plots as inline SVG text by name (:data:`PLOTS`), for the HTML report."""
+    with _style():
+        return {
+            "floor_vs_n": svg_text(plot_floor_vs_n(report, label=label)),
+            "detection_power": svg_text(plot_detection_power(report, label=label)),
+        }

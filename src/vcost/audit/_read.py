@@ -66,6 +66,7 @@ _ALIASES: Final[dict[str, tuple[str, ...]]] = {
     "correct": ("correct",),
     "confidence": ("confidence",),
     "subject": ("subject",),
+    "synthetic": ("synthetic",),
 }
 _REQUIRED: Final = ("model", "benchmark", "item", "correct")
 _TRUE: Final = frozenset({"1", "true", "yes", "correct", "c"})
@@ -84,12 +85,14 @@ class EvalResults:
     ``frame`` has the columns ``model, benchmark, item, subject`` (text; subject ``""`` when
     there is none), ``correct`` and ``confidence`` (float; confidence NaN when missing), and
     ``source``, ``line`` (where the row was read). ``notes`` record what a reader chose or left
-    out (a filter, a metric, epochs averaged).
+    out (a filter, a metric, epochs averaged). ``synthetic`` names the files that mark their
+    rows as synthetic (a true ``synthetic`` column in CSV/JSONL): reports label such data.
     """
 
     frame: pd.DataFrame
     sources: tuple[str, ...]
     notes: tuple[str, ...] = field(default=())
+    synthetic: tuple[str, ...] = field(default=())
 
     @property
     def models(self) -> tuple[str, ...]:
@@ -127,6 +130,7 @@ class _Row:
     confidence: float
     source: str
     line: int | None
+    synthetic: bool = False
 
 
 # --------------------------------------------------------------------------- value parsing
@@ -233,6 +237,7 @@ def _row(record: Mapping[str, Any], *, source: str, line: int | None, where: str
         values[name] = found
     conf = _pick(record, "confidence")
     subject = _pick(record, "subject")
+    marker = _pick(record, "synthetic")
     return _Row(
         model=_text(values["model"][1]),
         benchmark=_text(values["benchmark"][1]),
@@ -244,6 +249,23 @@ def _row(record: Mapping[str, Any], *, source: str, line: int | None, where: str
         ),
         source=source,
         line=line,
+        synthetic=_synthetic(marker[1], source=source, line=line) if marker else False,
+    )
+
+
+def _synthetic(value: Any, *, source: str, line: int | None) -> bool:
+    """The optional ``synthetic`` marker: true/1/yes, false/0/no or empty (not marked)."""
+    text = _text(value).lower()
+    if text in ("", "0", "false", "no"):
+        return False
+    if text in ("1", "true", "yes"):
+        return True
+    raise InputError(
+        f"synthetic marker {text!r} is not true or false",
+        source=source,
+        line=line,
+        field="synthetic",
+        hint="use true/false (or 1/0); a true value labels the audit report SYNTHETIC",
     )
 
 
@@ -663,7 +685,8 @@ def _finish(rows: list[_Row], sources: tuple[str, ...], notes: list[str]) -> Eva
             "line": pd.array([r.line for r in rows], dtype="Int64"),
         }
     )
-    return EvalResults(frame=frame, sources=sources, notes=tuple(notes))
+    marked = tuple(dict.fromkeys(r.source for r in rows if r.synthetic))
+    return EvalResults(frame=frame, sources=sources, notes=tuple(notes), synthetic=marked)
 
 
 def read_results(

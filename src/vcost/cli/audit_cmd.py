@@ -2,7 +2,8 @@
 
 ``vcost audit LOG...`` (short for ``vcost audit run LOG...``) reads per-item results and prints,
 per benchmark, the models, the pairwise verdicts against the verification floor, the ranking
-instability and the subjects; ``--json`` and ``--plots`` write them for machines and readers.
+instability and the subjects; ``--json`` and ``--plots`` write them for machines and readers,
+``--report DIR`` a self-contained HTML report (and Markdown and JSON) for a reader.
 ``vcost audit plan`` prints how many items an audit needs. Thin wrappers over
 :mod:`vcost.audit` and :mod:`vcost.stats.audit`; docs/audit.md explains the numbers.
 """
@@ -24,8 +25,10 @@ from vcost.audit import (
     LOG_FORMATS,
     AuditSettings,
     audit,
+    audit_label,
     read_results,
     render_audit,
+    render_audit_report,
     render_plan,
     write_plots,
 )
@@ -69,7 +72,7 @@ def audit_group() -> None:
     """Which differences in an evaluation log are above the verification floor.
 
     \b
-    vcost audit LOG... [--json out.json] [--plots DIR]   audit per-item results
+    vcost audit LOG... [--json out.json] [--plots DIR] [--report DIR]   audit per-item results
     vcost audit plan --eps E --delta D [--L L] [--depth K] [--available N]
     """
 
@@ -100,6 +103,20 @@ def audit_group() -> None:
     default=None,
     help="Write floor_vs_n.svg and detection_power.svg into this directory.",
 )
+@click.option(
+    "--report",
+    "report_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Write report.html (self-contained, plots inline), report.md and audit.json here.",
+)
+@click.option(
+    "--synthetic",
+    is_flag=True,
+    help="Label the report and plots SYNTHETIC (also automatic when the log's rows have a "
+    "true 'synthetic' column).",
+)
+@click.option("--label", default=None, help="Banner text for the report and plots instead.")
 @click.option("--reps", type=int, default=1000, show_default=True, help="Bootstrap resamples.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Bootstrap seed.")
 @click.option("--bins", type=int, default=10, show_default=True, help="Confidence bins.")
@@ -123,6 +140,9 @@ def run_command(
     model: str | None,
     json_out: Path | None,
     plots: Path | None,
+    report_dir: Path | None,
+    synthetic: bool,
+    label: str | None,
     reps: int,
     seed: int,
     bins: int,
@@ -149,9 +169,15 @@ def run_command(
     )
     report = audit(results, settings)
     payload = {"vcost": __version__, **report.to_dict()}
+    banner = audit_label(report, label=label, synthetic=synthetic)
+    if banner:
+        payload["label"] = banner
     written: list[str] = []
     if plots is not None:
-        written += [str(p) for p in write_plots(report, plots)]
+        written += [str(p) for p in write_plots(report, plots, label=banner)]
+    if report_dir is not None:
+        paths = render_audit_report(report, report_dir, label=banner, payload=_clean(payload))
+        written += [str(p) for p in paths.values()]
     if json_out is not None and str(json_out) == "-":
         click.echo(_dump(payload))
         return

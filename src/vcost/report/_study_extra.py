@@ -10,7 +10,7 @@ from __future__ import annotations
 import pandas as pd
 
 from vcost.analysis.study import StudyAnalysis
-from vcost.report._study_format import ci, est, fmt
+from vcost.report._study_format import ci, count, est, fmt
 
 __all__ = [
     "Section",
@@ -32,8 +32,9 @@ def mixed_sections(a: StudyAnalysis) -> list[Section]:
     if m is None:
         return []
     text = (
-        f"{m.method}. Overall ratio {est(m.overall)}; {m.attempts} finished attempts by "
-        f"{m.people} people on {m.tasks} tasks ({m.excluded_timeouts} timed-out attempts left "
+        f"{m.method}. Overall ratio {est(m.overall)}; {count(m.attempts)} finished attempts by "
+        f"{count(m.people)} people on {count(m.tasks)} tasks ({count(m.excluded_timeouts)} "
+        f"timed-out attempts left "
         f"out, so this is a check on the censored estimate above, not a replacement). SDs: "
         f"participant {fmt(m.participant_sd)}, task {fmt(m.task_sd)}, residual "
         f"{fmt(m.residual_sd)} (log scale)."
@@ -48,9 +49,10 @@ def acceptance_sections(a: StudyAnalysis) -> list[Section]:
     m = a.acceptance
     if m is None:
         return []
-    excluded = ", ".join(f"{k} {v}" for k, v in m.excluded.items() if v) or "none"
+    excluded = ", ".join(f"{k} {count(v)}" for k, v in m.excluded.items() if v) or "none"
     text = (
-        f"{m.method}. {m.rows} checks of wrong answers by {m.people} people (left out: "
+        f"{m.method}. {count(m.rows)} checks of wrong answers by {count(m.people)} people (left "
+        f"out: "
         f"{excluded}). Odds ratios: "
         + ("; ".join(f"{k} {est(e)}" for k, e in m.odds_ratios.items()) or "none estimable")
         + ". Predicted false-accept probability by subtlety:"
@@ -83,11 +85,13 @@ def vce_sections(a: StudyAnalysis) -> list[Section]:
     text = (
         f"Subset: {v.subset_rule}. Three-state rule: q = {v.q:g}, two-sided "
         f"{1 - v.alpha:.0%} {v.method} intervals on each answer's share of misses (decidable "
-        f"from {need.confirm} verdicts per answer). Of {e.outputs} wrong answers: {e.confirmed} "
-        f"confirmed, {e.not_vce} not, {e.inconclusive} inconclusive; envelope "
+        f"from {need.confirm} verdicts per answer). Of {count(e.outputs)} wrong answers: "
+        f"{count(e.confirmed)} "
+        f"confirmed, {count(e.not_vce)} not, {count(e.inconclusive)} inconclusive; envelope "
         f"[{fmt(e.lower)}, {fmt(e.upper)}] (descriptive, not a confidence interval). Misses: "
-        f"{mi['failures']} of {mi['checks']} checks: {mi['false_accepts']} false accepts, "
-        f"{mi['timeouts']} timeouts, {mi['unverifiable']} unverifiable."
+        f"{count(mi['failures'])} of {count(mi['checks'])} checks: {count(mi['false_accepts'])} "
+        f"false accepts, "
+        f"{count(mi['timeouts'])} timeouts, {count(mi['unverifiable'])} unverifiable."
     )
     if not v.resolvable:
         text += " With this few verdicts per answer nothing can be decided."
@@ -189,7 +193,8 @@ def model_sections(a: StudyAnalysis) -> list[Section]:
                 "RQ4: human vs AI-checker misses",
                 f"Wrong answers by who missed them (a miss: false accept, timeout or "
                 f"unverifiable; a side misses an answer when at least q = {m.q:g} of its checks "
-                f"miss). {len(m.answers)} answers compared, {m.not_comparable} lack a human or "
+                f"miss). {count(len(m.answers))} answers compared, {count(m.not_comparable)} lack "
+                f"a human or "
                 "an AI check.",
                 cells.reset_index(drop=True),
             ),

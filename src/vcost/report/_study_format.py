@@ -1,7 +1,8 @@
 """One number format and plain-language column names for the study report.
 
 Every non-integer number is shown with two decimals (``0.54``), an interval as
-``0.54 [0.39, 0.76]``, integers as integers, yes/no for flags, and an empty cell where a value
+``0.54 [0.39, 0.76]``, integers as integers with thousands separators (``24,000``; larger
+decimals too: ``1,234.50``), yes/no for flags, and an empty cell where a value
 is undefined. Percentages are not mixed in: rates are shares (0 to 1) like every other number,
 so a reader never converts between formats. Column names are mapped to words; a value column
 and its ``lower``/``upper`` columns are merged into one "value [lower, upper]" column.
@@ -14,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["LABELS", "ci", "est", "fmt", "p_value", "plain_table"]
+__all__ = ["LABELS", "ci", "count", "est", "fmt", "p_value", "plain_table"]
 
 DIGITS = 2
 
@@ -81,19 +82,28 @@ LABELS: dict[str, str] = {
 }
 
 
-def fmt(value: Any) -> str:
-    """One cell in the report's number format (module doc)."""
+def fmt(value: Any, digits: int = DIGITS) -> str:
+    """One cell in the report's number format (module doc); ``digits`` decimals (the audit
+    report uses 3: its floors are a few hundredths)."""
     if value is None:
         return ""
     if isinstance(value, bool | np.bool_):
         return "yes" if value else "no"
     if isinstance(value, int | np.integer):
-        return str(int(value))
+        return f"{int(value):,}"
     if isinstance(value, float | np.floating):
         if not np.isfinite(value):
             return ""
-        return f"{value:.{DIGITS}f}"
+        return f"{value:,.{digits}f}"
     return str(value)
+
+
+def count(value: Any) -> str:
+    """A count with thousands separators (``24,000``); floats holding whole numbers too; an em
+    dash where it is undefined."""
+    if value is None or not np.isfinite(float(value)):
+        return "—"
+    return f"{round(float(value)):,}"
 
 
 def p_value(p: Any) -> str:
@@ -104,12 +114,12 @@ def p_value(p: Any) -> str:
     return "p < 0.01" if float(p) < 0.01 else f"p = {text}"
 
 
-def ci(value: Any, lower: Any, upper: Any) -> str:
+def ci(value: Any, lower: Any, upper: Any, digits: int = DIGITS) -> str:
     """``0.54 [0.39, 0.76]``; the value alone when the interval is undefined."""
-    text = fmt(value)
+    text = fmt(value, digits)
     if not text:
         return ""
-    lo, hi = fmt(lower), fmt(upper)
+    lo, hi = fmt(lower, digits), fmt(upper, digits)
     return f"{text} [{lo}, {hi}]" if lo and hi else text
 
 
@@ -117,7 +127,7 @@ def est(e: Any) -> str:
     """An :class:`~vcost.indicators.Estimate` as ``value [lower, upper] (n = N)``."""
     if e is None or not fmt(e.value):
         return "not estimable"
-    return f"{ci(e.value, e.lower, e.upper)} (n = {e.n})"
+    return f"{ci(e.value, e.lower, e.upper)} (n = {count(e.n)})"
 
 
 def _merge(frame: pd.DataFrame) -> pd.DataFrame:
@@ -146,10 +156,17 @@ TIMED = frozenset({
 """Columns in the cost unit: their header says the unit."""
 
 
+COUNTED = frozenset({"clear_of_null", "showing", "people"})
+"""Count columns that can hold a missing value (so pandas stores them as floats)."""
+
+
 def plain_table(frame: pd.DataFrame, unit: str = "") -> pd.DataFrame:
     """The frame with intervals merged, cells formatted and columns in words."""
     merged = _merge(frame)
     shown = merged.map(fmt) if len(merged) else merged
+    for c in COUNTED.intersection(merged.columns):
+        # A count column holding a missing value is float ("27.00"): show it as a count.
+        shown[c] = [fmt(v) if pd.isna(v) else count(v) for v in merged[c]]
     names = {}
     for c in shown.columns:
         label = LABELS.get(str(c), str(c).replace("_", " "))

@@ -20,7 +20,7 @@ from matplotlib.figure import Figure
 
 from vcost.analysis.study import StudyAnalysis
 
-__all__ = ["CAPTIONS", "FOREST_MAX_PEOPLE", "PLOTS", "study_plots"]
+__all__ = ["CAPTIONS", "FOREST_MAX_PEOPLE", "PLOTS", "label_marker", "study_plots", "svg_text"]
 
 PLOTS = ("survival", "person_forest", "break_even", "false_accepts", "outcomes", "vce_envelope")
 FOREST_MAX_PEOPLE = 40
@@ -47,7 +47,7 @@ CAPTIONS = {
 Marker = Callable[[Figure], Figure]
 
 
-def _marker(label: str | None) -> Marker:
+def label_marker(label: str | None) -> Marker:
     """A function adding ``label`` in red across a figure's top (identity without one)."""
 
     def add(fig: Figure) -> Figure:
@@ -59,7 +59,7 @@ def _marker(label: str | None) -> Marker:
     return add
 
 
-def _svg(fig: Figure) -> str:
+def svg_text(fig: Figure) -> str:
     FigureCanvasAgg(fig)
     buf = io.StringIO()
     with mpl.rc_context({"svg.hashsalt": "vcost-report", "svg.fonttype": "none"}):
@@ -87,7 +87,7 @@ def _km(times: np.ndarray, events: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def study_plots(a: StudyAnalysis, *, label: str | None = None) -> dict[str, str]:
     """The report's plots as inline SVG text, by name (a plot without data is left out)."""
-    mark = _marker(label)
+    mark = label_marker(label)
     unit = str(a.meta.get("cost_unit", ""))
     out: dict[str, str] = {}
     att = a.attempts
@@ -97,13 +97,13 @@ def study_plots(a: StudyAnalysis, *, label: str | None = None) -> dict[str, str]
         sub = att[att["block"] == block]
         if len(sub):
             x, y = _km(sub["effort"].to_numpy(float), ~sub["censored"].to_numpy(bool))
-            ax.step(x, y, where="post", color=colour, label=f"{block} (n={len(sub)})")
+            ax.step(x, y, where="post", color=colour, label=f"{block} (n={len(sub):,})")
     if ax.lines:
         ax.set_xlabel(f"time ({unit})")
         ax.set_ylabel("share not yet finished")
         ax.set_title("Survival curves: do vs check (timeouts censored)")
         ax.legend()
-        out["survival"] = _svg(mark(fig))
+        out["survival"] = svg_text(mark(fig))
 
     people = a.people[a.people["difficulty"] == "all"].dropna(subset=["ratio"])
     if len(people):
@@ -120,7 +120,7 @@ def study_plots(a: StudyAnalysis, *, label: str | None = None) -> dict[str, str]
             ax.errorbar(ratio, yy, xerr=[lo, hi], fmt=".", color="tab:blue", markersize=2,
                         elinewidth=0.3)  # fmt: skip
             ax.set_yticks([])
-            ax.set_ylabel(f"{len(people)} people, sorted by ratio")
+            ax.set_ylabel(f"{len(people):,} people, sorted by ratio")
         else:
             ax.errorbar(ratio, yy, xerr=[lo, hi], fmt="o", color="tab:blue")
             ax.set_yticks(yy, [str(v) for v in people["verifier_id"]])
@@ -128,7 +128,7 @@ def study_plots(a: StudyAnalysis, *, label: str | None = None) -> dict[str, str]
         ax.set_xscale("log")
         ax.set_xlabel("verification ratio (check / do), 95% task-resampling interval")
         ax.set_title("Per-person verification ratio")
-        out["person_forest"] = _svg(mark(fig))
+        out["person_forest"] = svg_text(mark(fig))
 
     be = a.break_even.dropna(subset=["saving"])
     if len(be):
@@ -140,7 +140,7 @@ def study_plots(a: StudyAnalysis, *, label: str | None = None) -> dict[str, str]
         ax.axhline(0.0, color="black", linewidth=0.8)
         ax.set_ylabel(f"time saved by delegating ({unit})")
         ax.set_title("Break-even per task (green: delegation saves time)")
-        out["break_even"] = _svg(mark(fig))
+        out["break_even"] = svg_text(mark(fig))
 
     sub = a.by_subtlety
     if len(sub):
@@ -151,12 +151,12 @@ def study_plots(a: StudyAnalysis, *, label: str | None = None) -> dict[str, str]
         ax.bar(x, rate, color="tab:red", alpha=0.7)
         lower, upper = sub["lower"].to_numpy(float), sub["upper"].to_numpy(float)
         ax.errorbar(x, rate, yerr=[rate - lower, upper - rate], fmt="none", color="black")
-        ax.set_xticks(x, [f"{lvl}\n(n={n})" for lvl, n in zip(sub["error_level"], sub["checks"],
+        ax.set_xticks(x, [f"{lvl}\n(n={n:,})" for lvl, n in zip(sub["error_level"], sub["checks"],
                                                                strict=True)])  # fmt: skip
         ax.set_ylim(0, 1)
         ax.set_ylabel("false-accept rate")
         ax.set_title("False accepts by subtlety")
-        out["false_accepts"] = _svg(mark(fig))
+        out["false_accepts"] = svg_text(mark(fig))
 
     dec = a.decomposition
     if len(dec):
@@ -173,7 +173,7 @@ def study_plots(a: StudyAnalysis, *, label: str | None = None) -> dict[str, str]
         ax.set_xlim(0, 1)
         ax.legend(fontsize=7, loc="lower right")
         ax.set_title("Outcome decomposition of checks")
-        out["outcomes"] = _svg(mark(fig))
+        out["outcomes"] = svg_text(mark(fig))
 
     envelope = _envelope_plot(a, mark)
     if envelope is not None:
@@ -188,7 +188,7 @@ def _envelope_plot(a: StudyAnalysis, mark: Marker) -> str | None:
         return None
     g = v.groups.iloc[::-1].reset_index(drop=True)  # "all" on top
     labels = [
-        f"{'all' if str(group) == 'all' else str(value)} (n={int(n)})"
+        f"{'all' if str(group) == 'all' else str(value)} (n={int(n):,})"
         for group, value, n in zip(g["group"], g["value"], g["outputs"], strict=True)
     ]
     fig = Figure(figsize=(5.5, 0.9 + 0.35 * len(g)))
@@ -214,4 +214,4 @@ def _envelope_plot(a: StudyAnalysis, mark: Marker) -> str | None:
         title += "can be decided"
     ax.set_title(title, fontsize=9)
     ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=4, frameon=False)
-    return _svg(mark(fig))
+    return svg_text(mark(fig))

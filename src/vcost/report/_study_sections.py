@@ -23,7 +23,7 @@ from vcost.report._study_extra import (
     trend_sections,
     vce_sections,
 )
-from vcost.report._study_format import ci, est, fmt, p_value
+from vcost.report._study_format import ci, count, est, fmt, p_value
 from vcost.spec._analysis_plan import ANALYSES, DECLARED_CHOICES, LIMITATIONS
 
 __all__ = ["meta_lines", "sections", "summary", "unit_word"]
@@ -51,7 +51,8 @@ def summary(a: StudyAnalysis) -> list[str]:
     r = a.ratio
     if r is not None and fmt(r.overall.value):
         out.append(
-            f"Across {people} people and {r.attempts} attempts, checking an AI answer took "
+            f"Across {count(people)} people and {count(r.attempts)} attempts, checking an AI "
+            f"answer took "
             f"{fmt(r.overall.value)} times as long as doing the task (verification ratio "
             f"{_e(r.overall)}, censored survival model; below 1 means checking was faster)."
         )
@@ -91,18 +92,19 @@ def summary(a: StudyAnalysis) -> list[str]:
     fa, fr = a.error_rates.get("false_accept"), a.error_rates.get("false_reject")
     if fa is not None and fa.n:
         text = (
-            f"RQ2: {round(fa.value * fa.n)} of {fa.n} checks of wrong answers accepted them "
+            f"RQ2: {count(fa.value * fa.n)} of {count(fa.n)} checks of wrong answers accepted them "
             f"(false-accept rate {_e(fa)})"
         )
         if fr is not None and fr.n:
             text += (
-                f"; {round(fr.value * fr.n)} of {fr.n} checks of correct answers rejected them "
+                f"; {count(fr.value * fr.n)} of {count(fr.n)} checks of correct answers rejected "
+                f"them "
                 f"(false-reject rate {_e(fr)})"
             )
         out.append(text + ", Clopper-Pearson intervals.")
     sub = a.by_subtlety
     if len(sub) > 1:
-        parts = [f"{row.error_level} {ci(row.rate, row.lower, row.upper)} (n = {row.checks})"
+        parts = [f"{row.error_level} {ci(row.rate, row.lower, row.upper)} (n = {count(row.checks)})"
                  for row in sub.itertuples()]  # fmt: skip
         out.append("H2: false-accept rate by subtlety: " + "; ".join(parts) + ".")
     t = a.h3_test
@@ -110,8 +112,9 @@ def summary(a: StudyAnalysis) -> list[str]:
         side = "faster" if t.ratio.value < 1 else "slower"
         out.append(
             f"H3: false accepts took {fmt(t.ratio.value)} times as long as correct rejects "
-            f"({_e(t.ratio)}; one-sided {p_value(t.p_faster)} for faster; {t.false_accepts} "
-            f"false accepts, {t.correct_rejects} correct rejects): wrong answers were accepted "
+            f"({_e(t.ratio)}; one-sided {p_value(t.p_faster)} for faster; {count(t.false_accepts)} "
+            f"false accepts, {count(t.correct_rejects)} correct rejects): wrong answers were "
+            f"accepted "
             f"{side}"
             + (" and the interval excludes 1." if t.supported else ", but the interval includes 1.")
         )
@@ -119,14 +122,16 @@ def summary(a: StudyAnalysis) -> list[str]:
         clear = (
             ""
             if pat["clear_of_null"] is None or pd.isna(pat["clear_of_null"])
-            else (f" ({int(pat['clear_of_null'])} with the interval clear of no effect)")
+            else (f" ({count(pat['clear_of_null'])} with the interval clear of no effect)")
         )
-        out.append(f"{pat['pattern']}: {pat['showing']} of {pat['people']} people{clear}.")
+        showing, people_n = count(pat["showing"]), count(pat["people"])
+        out.append(f"{pat['pattern']}: {showing} of {people_n} people{clear}.")
     pc = a.premature_closures
     if pc and pc["per_wrong_verdict"].n:
         out.append(
-            f"Premature closures (wrong verdicts at full confidence): {pc['count']}, "
-            f"{_e(pc['per_wrong_verdict'])} of the {pc['per_wrong_verdict'].n} wrong verdicts."
+            f"Premature closures (wrong verdicts at full confidence): {count(pc['count'])}, "
+            f"{_e(pc['per_wrong_verdict'])} of the {count(pc['per_wrong_verdict'].n)} wrong "
+            f"verdicts."
         )
     if a.pilot:
         out.insert(0, "PILOT: fewer than 3 people took part in both blocks; by the study "
@@ -140,9 +145,10 @@ def _ratio_section(a: StudyAnalysis) -> Section:
         return ("RQ1 / H1: verification ratio", "No verification ratio (see the notes).", None)
     text = (
         f"Check time over do time on matched tasks from a log-normal accelerated-failure-time "
-        f"model in which timed-out attempts count as 'at least this long' ({r.censored} of "
-        f"{r.attempts} attempts timed out). Overall (geometric mean over difficulty labels): "
-        f"{est(r.overall)}. Intervals: cluster bootstrap over {r.resample} ({r.replicates} "
+        f"model in which timed-out attempts count as 'at least this long' ({count(r.censored)} of "
+        f"{count(r.attempts)} attempts timed out). Overall (geometric mean over difficulty "
+        f"labels): "
+        f"{est(r.overall)}. Intervals: cluster bootstrap over {r.resample} ({count(r.replicates)} "
         f"replicates), standard error with the few-cluster correction. 'Rise over the easiest' "
         f"is H1's contrast: the ratio at that label divided by the ratio at the easiest label "
         f"(above 1: the ratio rises). Weibull model, as a sensitivity check: "
@@ -201,8 +207,9 @@ def _h3_section(a: StudyAnalysis) -> Section:
     test = "not estimable"
     if t is not None:
         test = (
-            f"{_e(t.ratio)} (one-sided {p_value(t.p_faster)} for faster; {t.false_accepts} false "
-            f"accepts, {t.correct_rejects} correct rejects; {t.method})"
+            f"{_e(t.ratio)} (one-sided {p_value(t.p_faster)} for faster; {count(t.false_accepts)} "
+            f"false "
+            f"accepts, {count(t.correct_rejects)} correct rejects; {t.method})"
             + (f"; {t.note}" if t.note else "")
         )
     text = (
@@ -218,11 +225,11 @@ def _outcome_section(a: StudyAnalysis) -> Section:
     pc = a.premature_closures
     ttc = a.time_to_correct
     text = (
-        f"Premature closures (wrong verdicts at top confidence): {pc['count']}; per check "
+        f"Premature closures (wrong verdicts at top confidence): {count(pc['count'])}; per check "
         f"{est(pc['per_check'])}, per wrong verdict {est(pc['per_wrong_verdict'])} "
         f"(Clopper-Pearson). Time to a correct verdict (conditional on one): median "
         f"{ci(ttc['median'], ttc['lower'], ttc['upper'])} {unit_word(a)}, "
-        f"n = {int(ttc['n'])} (order-statistic interval)."
+        f"n = {count(ttc['n'])} (order-statistic interval)."
     )
     return ("Outcome decomposition", text, a.decomposition)
 
@@ -312,8 +319,8 @@ def sections(a: StudyAnalysis) -> list[Section]:
         _outcome_section(a),
         (
             "Flags and headline results with and without flagged attempts",
-            f"Possible guesses: {a.flags['possible_guesses']}; inactivity gaps: "
-            f"{a.flags['inactivity_gaps']}. Nobody is excluded.",
+            f"Possible guesses: {count(a.flags['possible_guesses'])}; inactivity gaps: "
+            f"{count(a.flags['inactivity_gaps'])}. Nobody is excluded.",
             a.headline,
         ),
         *trend_sections(a),

@@ -15,9 +15,9 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from vcost.analysis.plan import PlanResult
+from vcost.report._page import md_table
 from vcost.report._study_format import fmt
-from vcost.report._study_plots import _svg
-from vcost.report.study import _md_table
+from vcost.report._study_plots import svg_text
 
 __all__ = ["plan_markdown", "plan_svg", "render_plan"]
 
@@ -59,7 +59,7 @@ def plan_svg(plan: PlanResult) -> str:
         ax.set_xticks(x, labels, rotation=60, ha="right", fontsize=7)
     fig.suptitle(f"Study planning: {plan.settings['sims']} simulated studies per design "
                  "(SYNTHETIC)", fontsize=10)  # fmt: skip
-    return _svg(fig)
+    return svg_text(fig)
 
 
 def plan_markdown(plan: PlanResult) -> str:
@@ -83,7 +83,7 @@ def plan_markdown(plan: PlanResult) -> str:
             f"- targets: {targets or 'none'}",
             "- assumed effects and their sources: see plan.json (`assumptions`)\n",
             rec + "\n",
-            _md_table(plan.summary[cols].map(fmt)),
+            md_table(plan.summary[cols].map(fmt)),
         ]
     )
 

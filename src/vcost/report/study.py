@@ -9,7 +9,8 @@ warnings, a contents list, then one section per pre-registered analysis with pla
 columns in one number format (:mod:`vcost.report._study_format`), captions under each plot
 saying what to see, the methods with vcost's declared estimator choices, and the limitations.
 
-Layout rules, checked in a real browser (tests/analysis/test_report_browser.py): nothing
+Layout rules (the page pieces are shared with the audit report, :mod:`vcost.report._page`),
+checked in a real browser (tests/analysis/test_report_browser.py): nothing
 overflows the page horizontally at 1,280 or 390 px (wide tables scroll inside their own box,
 long hashes wrap); with a ``label`` (synthetic data) a banner heads the page and every plot
 carries the label; printed (Chromium's "print to PDF"), pages are A4 with tables wrapped,
@@ -20,12 +21,12 @@ from __future__ import annotations
 
 import html
 import json
-import re
 from pathlib import Path
 
 import pandas as pd
 
 from vcost.analysis.study import StudyAnalysis
+from vcost.report._page import anchor, figure, html_table, md_table, page
 from vcost.report._study_format import plain_table
 from vcost.report._study_plots import CAPTIONS, FOREST_MAX_PEOPLE, PLOTS, study_plots
 from vcost.report._study_sections import meta_lines, sections, summary, unit_word
@@ -62,17 +63,8 @@ def _cut(frame: pd.DataFrame, unit: str) -> tuple[pd.DataFrame, str]:
     if len(frame) <= TABLE_MAX_ROWS:
         return plain_table(frame, unit), ""
     return plain_table(frame.head(TABLE_MAX_ROWS), unit), (
-        f"first {TABLE_MAX_ROWS} of {len(frame)} rows; every row is in numbers.json"
+        f"first {TABLE_MAX_ROWS} of {len(frame):,} rows; every row is in numbers.json"
     )
-
-
-def _md_table(frame: pd.DataFrame) -> str:
-    if frame.empty:
-        return "_(none)_\n"
-    head = "| " + " | ".join(map(str, frame.columns)) + " |"
-    rule = "|" + "---|" * len(frame.columns)
-    rows = ["| " + " | ".join(map(str, row)) + " |" for row in frame.itertuples(index=False)]
-    return "\n".join([head, rule, *rows]) + "\n"
 
 
 def _title(a: StudyAnalysis) -> str:
@@ -91,54 +83,12 @@ def study_markdown(a: StudyAnalysis, *, label: str | None = None) -> str:
         parts += [f"## {name}\n", text + "\n"]
         if table is not None:
             shown, cut = _cut(table, unit)
-            parts.append(_md_table(shown) + (f"\n_({cut})_\n" if cut else ""))
+            parts.append(md_table(shown) + (f"\n_({cut})_\n" if cut else ""))
     return "\n".join(parts)
 
 
-def _anchor(name: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
-
-
-def _html_table(frame: pd.DataFrame) -> str:
-    if frame.empty:
-        return "<p><em>(none)</em></p>"
-    head = "".join(f"<th scope='col'>{html.escape(str(c))}</th>" for c in frame.columns)
-    rows = "".join(
-        "<tr>" + "".join(f"<td>{html.escape(str(v))}</td>" for v in row) + "</tr>"
-        for row in frame.itertuples(index=False)
-    )
-    table = f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
-    return f'<div class="wide" tabindex="0">{table}</div>'
-
-
-_CSS = """*{box-sizing:border-box}
-body{font-family:system-ui,sans-serif;line-height:1.45;max-width:62rem;margin:1.5rem auto;
-padding:0 1rem;color:#111;overflow-wrap:anywhere}
-h1{font-size:1.6rem}h2{font-size:1.2rem;margin-top:2rem;border-bottom:1px solid #ddd}
-table{border-collapse:collapse;font-size:.82rem;margin:.5rem 0 1rem;overflow-wrap:normal}
-td,th{border:1px solid #ccc;padding:.2rem .4rem;text-align:right;vertical-align:top}
-td{white-space:nowrap}
-th{background:#f3f3f3;text-align:left;font-weight:600}
-td:first-child{text-align:left}
-.wide{overflow-x:auto;max-width:100%}
-.banner{background:#fee;border:1px solid #c00;padding:.5rem;font-weight:600}
-.summary{background:#f6f8fa;border-left:4px solid #2a6;padding:.5rem 1rem}
-.summary li{margin:.3rem 0}
-.notes li{font-size:.9rem}
-figure{margin:1rem 0}figcaption{font-size:.85rem;color:#333;max-width:42rem}
-svg{max-width:100%;height:auto}
-nav ol{columns:2;font-size:.9rem}@media (max-width:40rem){nav ol{columns:1}}
-@page{size:A4;margin:14mm}
-@media print{body{max-width:none;margin:0;padding:0;font-size:10pt}nav{display:none}
-.wide{overflow:visible}table{font-size:7.5pt;width:100%;table-layout:auto}
-td,th{padding:1px 3px;white-space:normal}td{overflow-wrap:anywhere}th{overflow-wrap:break-word}
-figure,tr,.summary{break-inside:avoid}h2{break-after:avoid}
-svg{max-height:120mm}}"""
-
-
 def _figure(name: str, svg: str) -> str:
-    caption = html.escape(CAPTIONS.get(name, ""))
-    return f'<figure data-plot="{name}">{svg}<figcaption>{caption}</figcaption></figure>'
+    return figure(name, svg, CAPTIONS.get(name, ""))
 
 
 def study_html(
@@ -161,30 +111,24 @@ def study_html(
     toc = [("summary", "Summary")]
     if a.notes:
         toc.append(("notes", "Notes and warnings"))
-    toc += [(_anchor(name), name) for name, _, _ in parts]
+    toc += [(anchor(name), name) for name, _, _ in parts]
     body.append("<nav aria-label='Contents'><h2 id='contents'>Contents</h2><ol>")
     body += [f"<li><a href='#{i}'>{html.escape(t)}</a></li>" for i, t in toc] + ["</ol></nav>"]
     if a.notes:
         body += ["<h2 id='notes'>Notes and warnings</h2><ul class='notes'>",
                  *(f"<li>{html.escape(n)}</li>" for n in a.notes), "</ul>"]  # fmt: skip
     for name, text, table in parts:
-        body += [f"<h2 id='{_anchor(name)}'>{html.escape(name)}</h2>",
+        body += [f"<h2 id='{anchor(name)}'>{html.escape(name)}</h2>",
                  f"<p>{html.escape(text)}</p>"]  # fmt: skip
         for plot in _PLOT_AT.get(name, ()):
             if plot in svgs:
                 body.append(_figure(plot, svgs[plot]))
         if table is not None:
             shown, cut = _cut(table, unit)
-            body.append(_html_table(shown))
+            body.append(html_table(shown))
             if cut:
                 body.append(f"<p><em>({html.escape(cut)})</em></p>")
-    return (
-        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
-        "<meta name='viewport' content='width=device-width, initial-scale=1'>"
-        f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>"
-        + "\n".join(body)
-        + "</body></html>\n"
-    )
+    return page(title, body)
 
 
 def render_study(
