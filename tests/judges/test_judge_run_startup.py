@@ -53,10 +53,11 @@ def test_sdk_import_starts_before_the_selection_loads_and_the_trace_before_the_c
     real_read = judge_cmd.read_selection
     real_judge = judge_cmd.judge
 
-    def background(modules: Iterable[str]) -> Any:
+    def background(modules: Iterable[str], **kwargs: Any) -> Any:
         names = tuple(modules)
-        steps.append(f"import {','.join(names)}")
-        return real_background(names)
+        after = kwargs.get("after")
+        steps.append(f"import {','.join(names)}" + (f" after {after.name}" if after else ""))
+        return real_background(names, **kwargs)
 
     def read(path: Path) -> Any:
         steps.append("read selection")
@@ -74,7 +75,7 @@ def test_sdk_import_starts_before_the_selection_loads_and_the_trace_before_the_c
     assert steps == [
         "import openai",
         "read selection",
-        f"import {','.join(TRACE_MODULES)}",
+        f"import {','.join(TRACE_MODULES)} after vcost-import",
         "judge",
     ]
     assert len(judge_run.server.requests) == 4

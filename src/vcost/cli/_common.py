@@ -306,18 +306,24 @@ def sdk_modules(configs: Iterable[ModelConfig], mode: str) -> tuple[str, ...]:
     return tuple(sorted({c.provider for c in configs}))  # the module is named as the provider
 
 
-def import_in_background(modules: Iterable[str]) -> threading.Thread:
-    """Start importing ``modules`` in a daemon thread and return it.
+def import_in_background(
+    modules: Iterable[str], *, after: threading.Thread | None = None
+) -> threading.Thread:
+    """Start importing ``modules`` in a daemon thread (once ``after`` has finished) and return
+    the thread.
 
     For imports that take a second or so (a provider SDK, pandas) and that the command needs
     only later: whatever the main thread does meanwhile (reading files, waiting on the
     network) overlaps them. The GIL lets only one thread run Python at a time, so two
-    CPU-bound imports do not overlap each other. Errors are left to the code that needs the
-    module: its own ``import`` raises them there, in the main thread's terms.
+    CPU-bound imports do not overlap each other: ``after`` keeps a later one from slowing the
+    one the first call waits for. Errors are left to the code that needs the module: its own
+    ``import`` raises them there, in the main thread's terms.
     """
     names = tuple(modules)
 
     def load() -> None:
+        if after is not None:
+            after.join()
         for name in names:
             with contextlib.suppress(Exception):  # the real import reports it where needed
                 importlib.import_module(name)

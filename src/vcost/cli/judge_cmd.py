@@ -161,7 +161,7 @@ def run(
     """
     checkers = pick(load_models(models_file), names)
     # the SDK's import overlaps the loading below; the first call waits for what is left of it
-    import_in_background(sdk_modules(checkers.values(), mode))
+    sdk = import_in_background(sdk_modules(checkers.values(), mode))
     selection = read_selection(selection_file)
     tasks = {t.id: t for t in load_tasks(bank, sorted({a.task_id for a in selection.answers}))}
     log = JudgmentLog(out / "judgments.jsonl")
@@ -179,7 +179,8 @@ def run(
     meter = CostMeter(max_usd)
     projection = ProjectionPrinter()
     with progress(f"judgments ({perturbation})", disable=as_json, meter=meter) as update:
-        import_in_background(TRACE_MODULES)  # while the calls wait on the network
+        # while the calls wait on the network; after the SDK, which the first call waits for
+        import_in_background(TRACE_MODULES, after=sdk)
         result = judge(
             selection,
             tasks,
