@@ -499,7 +499,7 @@ def write_judgments_trace(
     """:func:`judgments_trace` written to the folder ``path`` (its trace files replaced), as
     :func:`vcost.trace_io.write_trace` writes it; returns the trace. Validated once: the
     validated trace is written as it is (``write_trace`` of ``judgments_trace``'s result
-    would validate it a second time, 0.1-0.2 s at 1,000 judgments)."""
+    would validate it a second time: about 0.1 s of CPU at 1,000 judgments)."""
     from vcost.trace_io import _write_valid_trace, validate_trace
 
     trace = validate_trace(_raw_trace(records, selection), confidence_levels=None)
