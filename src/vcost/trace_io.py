@@ -1177,6 +1177,14 @@ def write_trace(
     if format not in _FORMATS:
         raise ValueError(f"format must be 'csv' or 'parquet', got {format!r}")
     clean = validate_trace(trace, confidence_levels=confidence_levels)
+    return _write_valid_trace(clean, path, format=format, overwrite=overwrite)
+
+
+def _write_valid_trace(
+    clean: Trace, path: str | os.PathLike[str], *, format: TraceFormat, overwrite: bool
+) -> Path:
+    """:func:`write_trace` without the validation: ``clean`` is what :func:`validate_trace`
+    just returned, unchanged since (for callers inside vcost that validate it themselves)."""
     directory = Path(path)
     directory.mkdir(parents=True, exist_ok=True)
     existing = [

@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from vcost.stats import Interval, clopper_pearson
+if TYPE_CHECKING:  # scipy loads with the table, not with vcost.answers (`vcost judge run`)
+    from vcost.stats import Interval
 
 __all__ = ["ModelErrors", "natural_error_table"]
 
@@ -52,6 +53,8 @@ def natural_error_table(
     answers: Iterable[Mapping[str, Any]], *, alpha: float = 0.05
 ) -> list[ModelErrors]:
     """One row per model from graded answer records (``vcost answers generate``'s log)."""
+    from vcost.stats import clopper_pearson
+
     by_model: dict[str, list[Mapping[str, Any]]] = {}
     for record in answers:
         if record.get("status", "ok") == "ok":

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+import contextlib
+import importlib
+import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
@@ -31,6 +34,7 @@ __all__ = [
     "batch_runner",
     "cassette_options",
     "executor_options",
+    "import_in_background",
     "load_tasks",
     "max_usd_option",
     "model_client",
@@ -39,6 +43,7 @@ __all__ = [
     "progress",
     "report_stopped",
     "run_options",
+    "sdk_modules",
     "selection_argument",
 ]
 
@@ -291,6 +296,41 @@ def check_keys(configs: Mapping[str, ModelConfig], mode: str) -> None:
         "made; the others will fail",
         err=True,
     )
+
+
+def sdk_modules(configs: Iterable[ModelConfig], mode: str) -> tuple[str, ...]:
+    """The provider SDKs the first call to one of ``configs`` will import (none in replay
+    mode, where no call reaches a provider)."""
+    if mode == "replay":
+        return ()
+    return tuple(sorted({c.provider for c in configs}))  # the module is named as the provider
+
+
+def import_in_background(
+    modules: Iterable[str], *, after: threading.Thread | None = None
+) -> threading.Thread:
+    """Start importing ``modules`` in a daemon thread (once ``after`` has finished) and return
+    the thread.
+
+    For imports that take a second or so (a provider SDK, pandas) and that the command needs
+    only later: whatever the main thread does meanwhile (reading files, waiting on the
+    network) overlaps them. The GIL lets only one thread run Python at a time, so two
+    CPU-bound imports do not overlap each other: ``after`` keeps a later one from slowing the
+    one the first call waits for. Errors are left to the code that needs the module: its own
+    ``import`` raises them there, in the main thread's terms.
+    """
+    names = tuple(modules)
+
+    def load() -> None:
+        if after is not None:
+            after.join()
+        for name in names:
+            with contextlib.suppress(Exception):  # the real import reports it where needed
+                importlib.import_module(name)
+
+    thread = threading.Thread(target=load, name="vcost-import", daemon=True)
+    thread.start()
+    return thread
 
 
 def model_client(cassette: Path, mode: str, *, sync_each_call: bool = True) -> ModelClient:

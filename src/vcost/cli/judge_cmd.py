@@ -1,15 +1,19 @@
-"""`vcost judge`: AI checkers judge selected answers; consistency, flips, pairwise order swap."""
+"""`vcost judge`: AI checkers judge selected answers; consistency, flips, pairwise order swap.
+
+`vcost judge run` imports only what judging needs before its first call. The provider SDK
+(about a second to import) starts importing in the background as soon as the models file names
+it, while the selection, tasks and log load; pandas and the trace modules (about half a
+second) import while the calls are in flight. Neither changes what is written.
+"""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
-import pandas as pd
-from rich.console import Console
-from rich.table import Table
 
 from vcost.answers import read_selection
 from vcost.cli._common import (
@@ -18,6 +22,7 @@ from vcost.cli._common import (
     batch_options,
     batch_runner,
     check_keys,
+    import_in_background,
     load_tasks,
     max_usd_option,
     model_client,
@@ -26,31 +31,36 @@ from vcost.cli._common import (
     progress,
     report_stopped,
     run_options,
+    sdk_modules,
     selection_argument,
 )
 from vcost.judges import (
     PERTURBATIONS,
+    TRACE_MODULES,
     JudgmentLog,
     PairwiseLog,
     consistency,
     flip_rate,
-    inspect_trace,
     judge,
     judge_pairs,
-    judgments_trace,
     order_swap,
+    write_judgments_trace,
 )
 from vcost.models import CostMeter, ModelConfig, load_models
-from vcost.sandbox import Sandbox
-from vcost.stats import clopper_pearson
-from vcost.trace import Trace
-from vcost.trace_io import write_trace
+
+if TYPE_CHECKING:  # pandas, rich's tables and the trace modules: loaded when used
+    import pandas as pd
+    from rich.table import Table
+
+    from vcost.trace import Trace
 
 __all__ = ["frame_table", "judge_group", "verdicts_table"]
 
 
 def verdicts_table(trace: Trace) -> Table:
     """Per checker: judgments, false-accept and false-reject rates (95 % CP), misses by kind."""
+    from rich.table import Table
+
     episodes = trace.episodes.merge(trace.answers[["answer_id", "ground_truth"]], on="answer_id")
     table = Table(title="AI checkers: verdicts against ground truth (95 % Clopper-Pearson)")
     for name in ("checker", "judgments", "false accept", "false reject", "unverifiable", "ran out"):
@@ -72,6 +82,8 @@ def verdicts_table(trace: Trace) -> Table:
 
 
 def _rate(k: int, n: int) -> str:
+    from vcost.stats import clopper_pearson
+
     if n == 0:
         return "—"
     ci = clopper_pearson(k, n)
@@ -79,6 +91,8 @@ def _rate(k: int, n: int) -> str:
 
 
 def frame_table(title: str, frame: pd.DataFrame) -> Table:
+    from rich.table import Table
+
     table = Table(title=title)
     for column in frame.columns:
         table.add_column(str(column))
@@ -145,8 +159,10 @@ def run(
     printed before any call; --max-usd caps it (exit 3 when a run stops at the cap; a rerun
     resumes).
     """
-    selection = read_selection(selection_file)
     checkers = pick(load_models(models_file), names)
+    # the SDK's import overlaps the loading below; the first call waits for what is left of it
+    sdk = import_in_background(sdk_modules(checkers.values(), mode))
+    selection = read_selection(selection_file)
     tasks = {t.id: t for t in load_tasks(bank, sorted({a.task_id for a in selection.answers}))}
     log = JudgmentLog(out / "judgments.jsonl")
     check_keys(checkers, mode)
@@ -155,10 +171,16 @@ def run(
     batch = batch_runner(
         use_batch, out, cassette or out / "cassette.jsonl", mode, batch_poll, batch_retries, False
     )
-    sandbox = Sandbox("auto") if max_runs else None
+    sandbox = None
+    if max_runs:
+        from vcost.sandbox import Sandbox
+
+        sandbox = Sandbox("auto")
     meter = CostMeter(max_usd)
     projection = ProjectionPrinter()
     with progress(f"judgments ({perturbation})", disable=as_json, meter=meter) as update:
+        # while the calls wait on the network; after the SDK, which the first call waits for
+        import_in_background(TRACE_MODULES, after=sdk)
         result = judge(
             selection,
             tasks,
@@ -176,13 +198,16 @@ def run(
             batch=batch,
         )
     done = log.judgments(perturbation, checkers=checkers)  # type: ignore[arg-type]
-    trace = judgments_trace(done, selection)
-    folder = write_trace(trace, out / f"trace-{perturbation}", overwrite=True)
-    summary = _summary(log, checkers, perturbation)
+    folder = out / f"trace-{perturbation}"
+    trace = write_judgments_trace(done, selection, folder)
+    summary = _summary(log, checkers, perturbation, done)
     if as_json:
         body = {"run": vars(result), "projection": projection.to_dict(), **summary}
         click.echo(json.dumps(body, indent=2, default=str))
     else:
+        import pandas as pd
+        from rich.console import Console
+
         console = Console()
         console.print(verdicts_table(trace))
         console.print(
@@ -206,9 +231,13 @@ def run(
 
 
 def _summary(
-    log: JudgmentLog, checkers: Mapping[str, ModelConfig], perturbation: str
+    log: JudgmentLog,
+    checkers: Mapping[str, ModelConfig],
+    perturbation: str,
+    records: Sequence[Mapping[str, Any]],
 ) -> dict[str, list[dict[str, object]]]:
-    records = log.judgments(perturbation, checkers=checkers)  # type: ignore[arg-type]
+    """Consistency of ``records`` (this configuration's finished judgments, as read from
+    ``log`` after the run) and, for a perturbed run, the flip rate against the standard run."""
     flips = []
     if perturbation != "standard":
         standard = log.judgments("standard", checkers=checkers)
@@ -256,6 +285,9 @@ def pairwise(
         }
         for r in order_swap(log)
     ]
+    import pandas as pd
+    from rich.console import Console
+
     Console().print(frame_table("Order swap: flip rate (95 % Clopper-Pearson)", pd.DataFrame(rows)))
     if failed:
         click.echo(f"{failed} call(s) failed; rerun to retry them", err=True)
@@ -287,6 +319,11 @@ def import_inspect(log_file: Path, truth: str, out: Path, bank: str | None) -> N
 
     Inspect scorers report no cost: effort and budget are placeholders (docs/judges.md).
     """
+    from rich.console import Console
+
+    from vcost.judges import inspect_trace
+    from vcost.trace_io import write_trace
+
     task_ids = None
     if bank is not None:
         from vcost.answers import task_index

@@ -29,9 +29,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from vcost.answers import SelectedAnswer, Selection, render_answer
 from vcost.errors import InputError
@@ -57,10 +55,25 @@ from vcost.models import (
 )
 from vcost.sandbox import Sandbox
 from vcost.tasks import CodeTask, Task
-from vcost.trace import ANSWER_COLUMNS, EPISODE_COLUMNS, EVENT_COLUMNS, Trace
-from vcost.trace_io import validate_trace
 
-__all__ = ["JudgeResult", "JudgmentLog", "judge", "judgment_key", "judgments_trace"]
+if TYPE_CHECKING:  # pandas and the trace modules: only when a trace is built (see TRACE_MODULES)
+    import pandas as pd
+
+    from vcost.trace import Trace
+
+__all__ = [
+    "TRACE_MODULES",
+    "JudgeResult",
+    "JudgmentLog",
+    "judge",
+    "judgment_key",
+    "judgments_trace",
+    "write_judgments_trace",
+]
+
+#: What building a trace imports (pandas, pyarrow; about half a second): not needed to judge,
+#: so ``vcost judge run`` imports them while the calls are in flight.
+TRACE_MODULES = ("vcost.trace_io",)
 
 Progress = Callable[[int, int], None]
 _VERSION = 1
@@ -461,6 +474,10 @@ def _id(*parts: object) -> str:
 
 
 def _answers_frame(selection: Selection) -> pd.DataFrame:
+    import pandas as pd
+
+    from vcost.trace import ANSWER_COLUMNS
+
     rows = [a.trace_row() for a in selection.answers]
     return pd.DataFrame(rows, columns=[c.name for c in ANSWER_COLUMNS])
 
@@ -471,6 +488,31 @@ def judgments_trace(records: Sequence[Mapping[str, Any]], selection: Selection) 
     Deterministic: the same records give the same trace (ids are hashes of the log keys), so a
     run replayed from its cassette gives identical episodes.
     """
+    from vcost.trace_io import validate_trace
+
+    return validate_trace(_raw_trace(records, selection), confidence_levels=None)
+
+
+def write_judgments_trace(
+    records: Sequence[Mapping[str, Any]], selection: Selection, path: Path
+) -> Trace:
+    """:func:`judgments_trace` written to the folder ``path`` (its trace files replaced), as
+    :func:`vcost.trace_io.write_trace` writes it; returns the trace. Validated once: the
+    validated trace is written as it is (``write_trace`` of ``judgments_trace``'s result
+    would validate it a second time: about 0.1 s of CPU at 1,000 judgments)."""
+    from vcost.trace_io import _write_valid_trace, validate_trace
+
+    trace = validate_trace(_raw_trace(records, selection), confidence_levels=None)
+    _write_valid_trace(trace, path, format="csv", overwrite=True)
+    return trace
+
+
+def _raw_trace(records: Sequence[Mapping[str, Any]], selection: Selection) -> Trace:
+    """The four tables of the trace, not yet validated."""
+    import pandas as pd
+
+    from vcost.trace import EPISODE_COLUMNS, EVENT_COLUMNS, Trace
+
     episodes: list[dict[str, Any]] = []
     events: list[dict[str, Any]] = []
     configs: dict[str, dict[str, Any]] = {}
@@ -538,13 +580,12 @@ def judgments_trace(records: Sequence[Mapping[str, Any]], selection: Selection) 
         ],
         columns=["verifier_id", "kind", "experience", "model_family", "extra"],
     )
-    trace = Trace(
+    return Trace(
         answers=_answers_frame(selection),
         episodes=pd.DataFrame(episodes, columns=[c.name for c in EPISODE_COLUMNS]),
         verifiers=verifiers,
         events=pd.DataFrame(events, columns=[c.name for c in EVENT_COLUMNS]),
     )
-    return validate_trace(trace, confidence_levels=None)
 
 
 def _event(

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -21,8 +21,10 @@ from vcost.answers import SelectedAnswer, Selection
 from vcost.jsonl_log import JsonlLog
 from vcost.judges._prompt import JUDGE_INSTRUCTIONS, _objects
 from vcost.models import ModelClient, ModelConfig, ModelError
-from vcost.stats import Interval, clopper_pearson
 from vcost.tasks import Task
+
+if TYPE_CHECKING:  # scipy loads when a rate is computed, not with `vcost judge run`
+    from vcost.stats import Interval
 
 __all__ = ["OrderSwap", "PairwiseLog", "judge_pairs", "order_swap"]
 
@@ -176,6 +178,8 @@ def order_swap(records: Iterable[Mapping[str, Any]], *, alpha: float = 0.05) -> 
     for (checker, _, _), orders in seen.items():
         if len(orders) == 2:
             flips.setdefault(checker, []).append(orders["standard"] != orders["swapped"])
+    from vcost.stats import clopper_pearson
+
     rows: list[OrderSwap] = []
     for checker, values in sorted(flips.items()):
         picks: Sequence[str] = positions.get(checker, [])

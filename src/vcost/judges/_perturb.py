@@ -28,10 +28,12 @@ import tokenize
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from vcost._ast import locked_parse as _parse
-from vcost.stats import Interval, clopper_pearson
+
+if TYPE_CHECKING:  # scipy loads when a rate is computed, not with `vcost judge run`
+    from vcost.stats import Interval
 
 __all__ = ["PERTURBATIONS", "FlipRate", "Perturbation", "flip_rate", "perturb"]
 
@@ -204,6 +206,8 @@ def flip_rate(
                 continue
             flipped = _outcome(r) != other
         groups.setdefault((r["perturbation"], r["checker"]), []).append(flipped)
+    from vcost.stats import clopper_pearson
+
     rows: list[FlipRate] = []
     for (name, checker), flips in sorted(groups.items()):
         noise = [
