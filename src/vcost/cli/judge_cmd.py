@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Mapping
 from pathlib import Path
@@ -18,6 +19,7 @@ from vcost.cli._common import (
     batch_options,
     batch_runner,
     check_keys,
+    executor_options,
     load_tasks,
     max_usd_option,
     model_client,
@@ -28,6 +30,8 @@ from vcost.cli._common import (
     run_options,
     selection_argument,
 )
+from vcost.errors import InputError
+from vcost.executor import make_executor
 from vcost.judges import (
     PERTURBATIONS,
     JudgmentLog,
@@ -93,6 +97,7 @@ def judge_group() -> None:
 
 
 @judge_group.command("run")
+@executor_options("the judgments run (one job per judgment: its calls and sandbox runs)")
 @selection_argument
 @model_options("checker")
 @bank_option
@@ -118,6 +123,11 @@ def judge_group() -> None:
 @run_options("Run folder: judgments.jsonl, cassette.jsonl and trace-<configuration>/ go here.")
 @max_usd_option
 @batch_options
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    help="With --executor dask and no --address: processes of the local cluster (default: cores).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 def run(
     selection_file: Path,
@@ -135,6 +145,9 @@ def run(
     use_batch: bool,
     batch_poll: float,
     batch_retries: int,
+    executor: str,
+    address: str | None,
+    workers: int | None,
     as_json: bool,
 ) -> None:
     """Each checker judges every selected answer k times (never its own family's answers).
@@ -144,7 +157,30 @@ def run(
     OUT/trace-<configuration>/ (episodes with verifier kind "model"). The projected cost is
     printed before any call; --max-usd caps it (exit 3 when a run stops at the cap; a rerun
     resumes).
+
+    With --executor dask each judgment runs on a Dask cluster worker (its model calls and,
+    with --run-code, its sandbox runs); the judgments log and the cassette are written here,
+    as locally. Not with --batch. See docs/executor.md.
     """
+    if executor != "local" and use_batch:
+        raise InputError(
+            "--batch cannot run on an executor: a provider batch is answered by the provider, "
+            "with no per-judgment work to send to workers",
+            field="--batch",
+            hint="leave out --batch or --executor dask",
+        )
+    if executor == "local" and address:
+        raise InputError(
+            "--address names a cluster, but the executor is local",
+            field="--address",
+            hint="pass --executor dask with it",
+        )
+    if executor == "local" and workers is not None:
+        raise InputError(
+            "--workers sizes a local Dask cluster; local judging runs --concurrency threads",
+            field="--workers",
+            hint="pass --executor dask with it, or use --concurrency",
+        )
     selection = read_selection(selection_file)
     checkers = pick(load_models(models_file), names)
     tasks = {t.id: t for t in load_tasks(bank, sorted({a.task_id for a in selection.answers}))}
@@ -158,7 +194,13 @@ def run(
     sandbox = Sandbox("auto") if max_runs else None
     meter = CostMeter(max_usd)
     projection = ProjectionPrinter()
-    with progress(f"judgments ({perturbation})", disable=as_json, meter=meter) as update:
+    runner = (
+        None if executor == "local" else make_executor(executor, workers=workers, address=address)
+    )
+    with (
+        progress(f"judgments ({perturbation})", disable=as_json, meter=meter) as update,
+        contextlib.nullcontext() if runner is None else runner,
+    ):
         result = judge(
             selection,
             tasks,
@@ -174,6 +216,7 @@ def run(
             meter=meter,
             on_projection=projection,
             batch=batch,
+            executor=runner,
         )
     done = log.judgments(perturbation, checkers=checkers)  # type: ignore[arg-type]
     trace = judgments_trace(done, selection)
