@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 
 import pytest
 
@@ -78,3 +79,25 @@ def test_unreachable_scheduler_is_a_clear_error() -> None:
         InputError, match=r"cannot reach the Dask scheduler at tcp://127\.0\.0\.1:9"
     ):
         DaskExecutor(address="tcp://127.0.0.1:9", timeout=2)
+
+
+@pytest.mark.parametrize("processes", [False, True])
+def test_a_window_takes_each_job_only_when_a_slot_frees(processes: bool) -> None:
+    """With window=2 the generator is asked for job i+2 only after job i's progress ran."""
+    log: list[str] = []
+
+    def jobs() -> Iterator[int]:
+        for i in range(8):
+            log.append(f"take {i}")
+            yield i
+
+    def progress(index: int, result: int) -> None:
+        log.append(f"done {index}")
+
+    with LocalExecutor(2, processes=processes) as ex:
+        assert ex.run(square, jobs(), progress=progress, window=2) == [x * x for x in range(8)]
+    for i in range(2, 8):
+        taken = log.index(f"take {i}")
+        assert sum(entry.startswith("done") for entry in log[:taken]) >= i - 1
+    with LocalExecutor(2) as ex, pytest.raises(ValueError, match="window must be a positive"):
+        ex.run(square, [1], window=0)

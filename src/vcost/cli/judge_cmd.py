@@ -8,6 +8,7 @@ second) import while the calls are in flight. Neither changes what is written.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -22,6 +23,7 @@ from vcost.cli._common import (
     batch_options,
     batch_runner,
     check_keys,
+    executor_options,
     import_in_background,
     load_tasks,
     max_usd_option,
@@ -34,6 +36,8 @@ from vcost.cli._common import (
     sdk_modules,
     selection_argument,
 )
+from vcost.errors import InputError
+from vcost.executor import make_executor
 from vcost.judges import (
     PERTURBATIONS,
     TRACE_MODULES,
@@ -107,6 +111,7 @@ def judge_group() -> None:
 
 
 @judge_group.command("run")
+@executor_options("the judgments run (one job per judgment: its calls and sandbox runs)")
 @selection_argument
 @model_options("checker")
 @bank_option
@@ -132,6 +137,11 @@ def judge_group() -> None:
 @run_options("Run folder: judgments.jsonl, cassette.jsonl and trace-<configuration>/ go here.")
 @max_usd_option
 @batch_options
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    help="With --executor dask and no --address: processes of the local cluster (default: cores).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 def run(
     selection_file: Path,
@@ -149,6 +159,9 @@ def run(
     use_batch: bool,
     batch_poll: float,
     batch_retries: int,
+    executor: str,
+    address: str | None,
+    workers: int | None,
     as_json: bool,
 ) -> None:
     """Each checker judges every selected answer k times (never its own family's answers).
@@ -158,7 +171,30 @@ def run(
     OUT/trace-<configuration>/ (episodes with verifier kind "model"). The projected cost is
     printed before any call; --max-usd caps it (exit 3 when a run stops at the cap; a rerun
     resumes).
+
+    With --executor dask each judgment runs on a Dask cluster worker (its model calls and,
+    with --run-code, its sandbox runs); the judgments log and the cassette are written here,
+    as locally. Not with --batch. See docs/executor.md.
     """
+    if executor != "local" and use_batch:
+        raise InputError(
+            "--batch cannot run on an executor: a provider batch is answered by the provider, "
+            "with no per-judgment work to send to workers",
+            field="--batch",
+            hint="leave out --batch or --executor dask",
+        )
+    if executor == "local" and address:
+        raise InputError(
+            "--address names a cluster, but the executor is local",
+            field="--address",
+            hint="pass --executor dask with it",
+        )
+    if executor == "local" and workers is not None:
+        raise InputError(
+            "--workers sizes a local Dask cluster; local judging runs --concurrency threads",
+            field="--workers",
+            hint="pass --executor dask with it, or use --concurrency",
+        )
     checkers = pick(load_models(models_file), names)
     # the SDK's import overlaps the loading below; the first call waits for what is left of it
     sdk = import_in_background(sdk_modules(checkers.values(), mode))
@@ -178,7 +214,13 @@ def run(
         sandbox = Sandbox("auto")
     meter = CostMeter(max_usd)
     projection = ProjectionPrinter()
-    with progress(f"judgments ({perturbation})", disable=as_json, meter=meter) as update:
+    runner = (
+        None if executor == "local" else make_executor(executor, workers=workers, address=address)
+    )
+    with (
+        progress(f"judgments ({perturbation})", disable=as_json, meter=meter) as update,
+        contextlib.nullcontext() if runner is None else runner,
+    ):
         # while the calls wait on the network; after the SDK, which the first call waits for
         import_in_background(TRACE_MODULES, after=sdk)
         result = judge(
@@ -196,6 +238,7 @@ def run(
             meter=meter,
             on_projection=projection,
             batch=batch,
+            executor=runner,
         )
     done = log.judgments(perturbation, checkers=checkers)  # type: ignore[arg-type]
     folder = out / f"trace-{perturbation}"

@@ -13,6 +13,11 @@ and ``progress(index, result)`` is called in the caller's thread as each one arr
     with make_executor("dask", workers=2) as ex:             # a throwaway local cluster
         ...
 
+With ``window=N`` at most N jobs are out (submitted and not yet back) at once, and ``jobs`` may
+be any iterable: the next job is taken from it only when a slot frees, after ``progress`` of the
+one that freed it. A stage that decides each job's inputs from the results so far (judging:
+the spend so far, against ``--max-usd``) passes a generator.
+
 Backends: ``local`` (the default: threads, or processes with ``processes=True``) and
 ``dask`` (Dask distributed; imported only when chosen, installed by ``vcost[cluster]``).
 Why Dask and not Ray, with the figures: docs/executor.md. A job must be safe to run twice:
@@ -23,9 +28,15 @@ its inputs (grading an answer in a fresh sandbox is).
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import (
+    FIRST_COMPLETED,
+    Future,
+    ProcessPoolExecutor,
+    ThreadPoolExecutor,
+    wait,
+)
 from concurrent.futures import Executor as _FuturesExecutor
-from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor, as_completed
 from typing import Literal, Protocol, Self, TypeVar
 
 from vcost.errors import InputError
@@ -55,13 +66,16 @@ class Executor(Protocol):
     def run(
         self,
         fn: Callable[[J], R],
-        jobs: Sequence[J],
+        jobs: Iterable[J],
         *,
         progress: Callable[[int, R], None] | None = None,
+        window: int | None = None,
     ) -> list[R]:
         """``[fn(job) for job in jobs]``, run in parallel; ``progress(index, result)`` is
-        called in the calling thread as each result arrives. A job's exception is raised
-        here (after the jobs already running have finished or been cancelled)."""
+        called in the calling thread as each result arrives. With ``window`` at most that
+        many jobs are out at once, each taken from ``jobs`` when a slot frees (module
+        docstring). A job's exception is raised here (after the jobs already running have
+        finished or been cancelled)."""
         ...
 
     def close(self) -> None:
@@ -73,26 +87,50 @@ class Executor(Protocol):
     def __exit__(self, *exc: object) -> None: ...
 
 
-def _collect(
-    futures: dict[Future[R], int],
-    count: int,
+def _window(window: int | None) -> int | None:
+    if window is None:
+        return None
+    if isinstance(window, bool) or not isinstance(window, int) or window < 1:
+        raise ValueError(f"window must be a positive integer, not {window!r}")
+    return window
+
+
+def _run_futures(
+    submit: Callable[[J], Future[R]],
+    jobs: Iterable[J],
     progress: Callable[[int, R], None] | None,
+    window: int | None,
 ) -> list[R]:
-    results: list[R | None] = [None] * count
-    filled = [False] * count
+    """Submit ``jobs`` (all at once, or ``window`` at a time), gather results in job order."""
+    results: dict[int, R] = {}
+    pending: dict[Future[R], int] = {}
+    source: Iterator[tuple[int, J]] = enumerate(jobs)
+    count = 0
+
+    def top_up() -> None:
+        nonlocal count
+        while window is None or len(pending) < window:
+            item = next(source, None)
+            if item is None:
+                return
+            pending[submit(item[1])] = item[0]
+            count += 1
+
     try:
-        for future in as_completed(futures):
-            index = futures[future]
-            results[index] = future.result()
-            filled[index] = True
-            if progress is not None:
-                progress(index, future.result())
+        top_up()
+        while pending:
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                index = pending.pop(future)
+                results[index] = future.result()
+                if progress is not None:
+                    progress(index, results[index])
+            top_up()
     except BaseException:
-        for future in futures:
+        for future in pending:
             future.cancel()
         raise
-    assert all(filled)
-    return results  # type: ignore[return-value]  # every slot is filled (asserted)
+    return [results[i] for i in range(count)]
 
 
 class LocalExecutor:
@@ -121,15 +159,14 @@ class LocalExecutor:
     def run(
         self,
         fn: Callable[[J], R],
-        jobs: Sequence[J],
+        jobs: Iterable[J],
         *,
         progress: Callable[[int, R], None] | None = None,
+        window: int | None = None,
     ) -> list[R]:
-        if not jobs:
-            return []
+        window = _window(window)
         pool = self._get_pool()
-        futures = {pool.submit(fn, job): i for i, job in enumerate(jobs)}
-        return _collect(futures, len(jobs), progress)
+        return _run_futures(lambda job: pool.submit(fn, job), jobs, progress, window)
 
     def close(self) -> None:
         if self._pool is not None:

@@ -1,15 +1,17 @@
 """The Dask distributed backend (``vcost[cluster]``): an existing scheduler, or a local cluster.
 
 Each job is one Dask task (``pure=False``: the same job submitted twice runs twice, as the
-caller asked). When a worker dies mid-task the scheduler runs its tasks again on another
-worker (up to ``distributed.scheduler.allowed-failures`` times, 3 by default); jobs are
-pure functions of their inputs, so a re-run gives the same result and nothing is lost.
+caller asked), submitted as the caller's ``window`` allows. When a worker dies mid-task the
+scheduler runs its tasks again on another worker (up to
+``distributed.scheduler.allowed-failures`` times, 3 by default); jobs are safe to run twice
+(grading: pure functions of their inputs; judging: nothing is kept until the job's result
+reaches the submitting process), so nothing is lost.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Self, TypeVar
 
 from vcost.errors import ExecutorError, InputError
@@ -76,33 +78,52 @@ class DaskExecutor:
     def run(
         self,
         fn: Callable[[J], R],
-        jobs: Sequence[J],
+        jobs: Iterable[J],
         *,
         progress: Callable[[int, R], None] | None = None,
+        window: int | None = None,
     ) -> list[R]:
-        if not jobs:
-            return []
+        from vcost.executor import _window
+
+        window = _window(window)
         distributed = _import_distributed()
-        futures = self._client.map(fn, list(jobs), pure=False)
-        index = {future.key: i for i, future in enumerate(futures)}
-        results: list[Any] = [None] * len(futures)
+        source: Iterator[tuple[int, J]] = enumerate(jobs)
+        index: dict[str, int] = {}
+        results: dict[int, Any] = {}
+        out: list[Any] = []  # the futures not yet back
+        arrived = distributed.as_completed()
+
+        def top_up() -> None:
+            while window is None or len(out) < window:
+                item = next(source, None)
+                if item is None:
+                    return
+                future = self._client.submit(fn, item[1], pure=False)
+                index[future.key] = item[0]
+                out.append(future)
+                arrived.add(future)
+
         try:
-            for future in distributed.as_completed(futures):
+            top_up()
+            while out:
+                future = next(arrived)
+                out.remove(future)
                 i = index[future.key]
                 results[i] = future.result()
                 if progress is not None:
                     progress(i, results[i])
+                top_up()
         except distributed.KilledWorker as exc:
-            self._client.cancel(futures)
+            self._client.cancel(out)
             raise ExecutorError(
                 f"the Dask cluster lost a job: {exc}",
                 hint="every worker that ran it died (distributed.scheduler.allowed-failures); "
                 "look at the workers' logs for why (out of memory?), then run again",
             ) from None
         except BaseException:
-            self._client.cancel(futures)
+            self._client.cancel(out)
             raise
-        return results
+        return [results[i] for i in range(len(index))]
 
     def close(self) -> None:
         self._client.close()

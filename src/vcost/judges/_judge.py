@@ -13,6 +13,17 @@ step), then appends the records to the judgments log and fsyncs it once. Only th
 counted (progress, :class:`JudgeResult`): nothing reported as done can be lost, and a judgment
 in the log always has its calls in the cassette, even after a power cut.
 
+On an executor (``executor=``, ``vcost judge run --executor dask``) each judgment (its
+conversation: model calls, and with ``max_runs`` the sandbox runs) is one job on a cluster
+worker. The judgments log and the cassette stay on the submitting machine, written by the same
+committer: a job carries the cassette's recordings it may replay (those whose request begins
+with its first prompt, so the later turns of a code-running conversation replay too) and
+brings back the calls it made; the committer adds those to the cassette, syncs it, then
+appends the judgment, exactly as above. A worker that dies takes only calls not yet brought
+back (made again when the scheduler re-runs its job); nothing committed is lost. Cost cap: each
+job starts from the run's spend when it was submitted, and at most ``concurrency`` jobs are out
+at once (docs/executor.md).
+
 The log becomes a verification trace (:func:`judgments_trace`): one check episode per judgment
 with verifier kind ``model``. A model's cost unit is output tokens: ``effort`` is the tokens it
 spent, ``budget`` its token limit (``max_tokens`` per call); seconds and USD are in the
@@ -22,9 +33,10 @@ episode's ``model_call`` events. All protocol statistics then apply unchanged.
 from __future__ import annotations
 
 import hashlib
+import json
 import queue
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -33,12 +45,15 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from vcost.answers import SelectedAnswer, Selection, render_answer
 from vcost.errors import InputError
+from vcost.executor import Executor
 from vcost.jsonl_log import JsonlLog
 from vcost.judges._perturb import PERTURBATIONS, Perturbation, perturb
 from vcost.judges._prompt import JUDGE_PROMPT_VERSION, judge_messages, parse_reply, run_blocks
 from vcost.models import (
     BatchRunner,
     BudgetStopError,
+    Cassette,
+    CassetteClient,
     Completion,
     CostMeter,
     CostProjection,
@@ -48,6 +63,10 @@ from vcost.models import (
     ModelConfig,
     ModelError,
     Request,
+    RoutingClient,
+    ShippedCassette,
+    ShippedCassetteClient,
+    canonical_request,
     check_projection,
     config_fingerprint,
     project_cost,
@@ -151,6 +170,11 @@ class JudgeResult:
     cost_usd: float = 0.0
 
 
+_Call = tuple[dict[str, Any], dict[str, Any]]
+"""A call made on a worker: its Completion and canonical request, as plain data."""
+_Item = tuple[dict[str, Any] | None, str | None, Sequence[_Call]]
+
+
 @runtime_checkable
 class _Syncable(Protocol):
     def sync(self) -> None: ...
@@ -168,24 +192,28 @@ class _Committer:
         result: JudgeResult,
         total: int,
         progress: Progress | None,
+        cassette: Cassette | None = None,
     ) -> None:
         self._log = log
         self._client = client
+        self._cassette = cassette  # where calls made elsewhere (on workers) are added
         self._result = result
         self._total = total
         self._progress = progress
         self._handled = 0
-        self._queue: queue.SimpleQueue[tuple[dict[str, Any], str | None] | None] = (
-            queue.SimpleQueue()
-        )
+        self._queue: queue.SimpleQueue[_Item | None] = queue.SimpleQueue()
         self.error: BaseException | None = None
         self._thread = threading.Thread(target=self._run, name="vcost-judge-commit", daemon=True)
         self._thread.start()
 
-    def put(self, record: dict[str, Any], error: str | None) -> None:
+    def put(
+        self, record: dict[str, Any] | None, error: str | None, calls: Sequence[_Call] = ()
+    ) -> None:
+        """Queue a judgment (None: one stopped at the cap, only its ``calls`` to keep) and the
+        calls it made elsewhere, for the cassette."""
         if self.error is not None:
             raise self.error
-        self._queue.put((record, error))
+        self._queue.put((record, error, calls))
 
     def close(self) -> None:
         self._queue.put(None)
@@ -196,7 +224,7 @@ class _Committer:
     def _run(self) -> None:
         stop = False
         while not stop:
-            batch: list[tuple[dict[str, Any], str | None]] = []
+            batch: list[_Item] = []
             item = self._queue.get()
             while item is not None:
                 batch.append(item)
@@ -211,13 +239,20 @@ class _Committer:
                 except BaseException as exc:  # re-raised by close() and put()
                     self.error = exc
 
-    def _commit(self, batch: list[tuple[dict[str, Any], str | None]]) -> None:
+    def _commit(self, batch: list[_Item]) -> None:
+        for _, _, calls in batch:
+            for completion, request in calls:
+                assert self._cassette is not None  # calls come back only from an executor
+                self._cassette.add(Completion.from_dict(completion), request, durable=False)
         if isinstance(self._client, _Syncable):
             self._client.sync()  # the calls first: a judgment never outlives its recording
-        for record, _ in batch:
-            self._log.append(record, durable=False)
+        for record, _, _ in batch:
+            if record is not None:
+                self._log.append(record, durable=False)
         self._log.sync()
-        for record, error in batch:
+        for record, error, _ in batch:
+            if record is None:
+                continue
             self._handled += 1
             if error is None:
                 self._result.written += 1
@@ -322,6 +357,123 @@ def _conversation(
     }
 
 
+def _judge_one(
+    job: _Job,
+    task: Task,
+    prompt: Messages,
+    *,
+    client: ModelClient,
+    perturbation: Perturbation,
+    max_runs: int,
+    sandbox: Sandbox | None,
+) -> tuple[dict[str, Any] | None, str | None]:
+    """One judgment: its record and error (a failed call), or ``(None, None)`` when the cost
+    cap stopped it (not logged)."""
+    try:
+        record = _conversation(
+            job,
+            task,
+            prompt,
+            client=client,
+            perturbation=perturbation,
+            max_runs=max_runs,
+            sandbox=sandbox,
+        )
+    except BudgetStopError:
+        return None, None
+    except ModelError as exc:
+        key = judgment_key(job.checker.name, job.answer.answer_id, job.repeat, perturbation)
+        failed = {
+            "v": _VERSION,
+            "status": "error",
+            "key": key,
+            "checker": job.checker.name,
+            "answer_id": job.answer.answer_id,
+            "repeat": job.repeat,
+            "perturbation": perturbation,
+            "config": job.checker.record(),
+            "error_kind": type(exc).__name__,
+            "error": str(exc),
+        }
+        return failed, str(exc)
+    return record, None
+
+
+@dataclass(frozen=True)
+class _ClusterJob:
+    """One judgment shipped to a worker: all it needs, and the recordings it may replay."""
+
+    job: _Job
+    task: Task
+    prompt: Messages
+    perturbation: Perturbation
+    max_runs: int
+    sandbox: Sandbox | None
+    cassette: ShippedCassette
+    max_usd: float | None
+    spent_usd: float
+
+
+@dataclass(frozen=True)
+class _ClusterOutcome:
+    record: dict[str, Any] | None
+    error: str | None
+    calls: list[_Call]
+
+
+_process_client: RoutingClient | None = None
+_process_lock = threading.Lock()
+
+
+def _worker_client() -> RoutingClient:
+    """This process's client for calls made in jobs (one per worker process, kept)."""
+    global _process_client
+    with _process_lock:
+        if _process_client is None:
+            _process_client = RoutingClient()
+        return _process_client
+
+
+def _cluster_judgment(shipped: _ClusterJob) -> _ClusterOutcome:
+    """The job function on a worker: one judgment, and the calls it made."""
+    inner = None if shipped.cassette.mode == "replay" else _worker_client()
+    recording = ShippedCassetteClient(inner, shipped.cassette)
+    client: ModelClient = recording
+    if shipped.max_usd is not None:
+        meter = CostMeter(shipped.max_usd, spent_usd=shipped.spent_usd)
+        client = MeteredClient(recording, meter)
+    record, error = _judge_one(
+        shipped.job,
+        shipped.task,
+        shipped.prompt,
+        client=client,
+        perturbation=shipped.perturbation,
+        max_runs=shipped.max_runs,
+        sandbox=shipped.sandbox,
+    )
+    return _ClusterOutcome(record, error, recording.recorded)
+
+
+def _opening(request: Mapping[str, Any], turns: int) -> str:
+    """A conversation's identity: its request settings and first ``turns`` messages (every
+    later call of the conversation has the same)."""
+    head = {k: v for k, v in request.items() if k != "messages"}
+    head["messages"] = list(request["messages"])[:turns]
+    return json.dumps(head, sort_keys=True, ensure_ascii=False)
+
+
+def _recordings_by_opening(cassette: Cassette, turns: set[int]) -> dict[str, list[str]]:
+    """The cassette's request hashes, by each conversation opening of ``turns`` messages."""
+    found: dict[str, list[str]] = {}
+    for key, request in cassette.requests():
+        if not isinstance(request, dict) or not isinstance(request.get("messages"), list):
+            continue
+        for n in turns:
+            if len(request["messages"]) >= n:
+                found.setdefault(_opening(request, n), []).append(key)
+    return found
+
+
 def _eligible(checker: ModelConfig, answer: SelectedAnswer, perturbation: Perturbation) -> bool:
     same = (checker.family or checker.name) == answer.family
     return same if perturbation == "same-family" else not same
@@ -343,6 +495,7 @@ def judge(
     meter: CostMeter | None = None,
     on_projection: Callable[[CostProjection], None] | None = None,
     batch: BatchRunner | None = None,
+    executor: Executor | None = None,
 ) -> JudgeResult:
     """Each checker judges each selected answer ``k`` times (module docstring); resumable.
 
@@ -350,7 +503,11 @@ def judge(
     a checker that runs code is projected at ``max_runs + 1`` calls per judgment. A judgment
     whose conversation is cut by the cap is not logged (its calls made so far are in the
     cassette, so a rerun replays them for free). With ``batch`` the calls go through the
-    providers' batch APIs first (vcost.models._batch), projected at the batch price."""
+    providers' batch APIs first (vcost.models._batch), projected at the batch price.
+
+    With ``executor`` each judgment is a job on it (module docstring); ``client`` must then be
+    a :class:`~vcost.models.CassetteClient` over a :class:`~vcost.models.RoutingClient` (or
+    none, to replay): the workers call through their own RoutingClient."""
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         raise InputError(f"k must be a positive integer, not {k!r}", field="k")
     if perturbation not in PERTURBATIONS:
@@ -367,6 +524,22 @@ def judge(
             field="batch",
             hint="leave out --batch or --run-code",
         )
+    if executor is not None:
+        if batch is not None:
+            raise InputError(
+                "--batch cannot run on an executor: a provider batch is answered by the "
+                "provider, with no per-judgment work to send to workers",
+                field="batch",
+                hint="leave out --batch or --executor dask",
+            )
+        if not isinstance(client, CassetteClient) or not isinstance(
+            client.inner, RoutingClient | None
+        ):
+            raise InputError(
+                "judging on an executor needs a CassetteClient over a RoutingClient (or none, "
+                "to replay): the workers call through their own RoutingClient",
+                field="client",
+            )
     missing = sorted({a.task_id for a in selection.answers} - set(tasks))
     if missing:
         raise InputError(
@@ -420,40 +593,38 @@ def judge(
         client = MeteredClient(client, meter)
 
     def one(job: _Job) -> None:
-        task = tasks[job.answer.task_id]
-        key = judgment_key(job.checker.name, job.answer.answer_id, job.repeat, perturbation)
-        error: ModelError | None = None
-        try:
-            record = _conversation(
-                job,
-                task,
-                first[job.answer.answer_id],
-                client=client,
-                perturbation=perturbation,
-                max_runs=max_runs,
-                sandbox=sandbox,
-            )
-        except BudgetStopError:
+        record, error = _judge_one(
+            job,
+            tasks[job.answer.task_id],
+            first[job.answer.answer_id],
+            client=client,
+            perturbation=perturbation,
+            max_runs=max_runs,
+            sandbox=sandbox,
+        )
+        if record is None:
             with stopped:
                 result.stopped += 1
             return
-        except ModelError as exc:
-            error = exc
-            record = {
-                "v": _VERSION,
-                "status": "error",
-                "key": key,
-                "checker": job.checker.name,
-                "answer_id": job.answer.answer_id,
-                "repeat": job.repeat,
-                "perturbation": perturbation,
-                "config": job.checker.record(),
-                "error_kind": type(exc).__name__,
-                "error": str(exc),
-            }
-        committer.put(record, None if error is None else str(error))
+        committer.put(record, error)
 
-    if jobs:
+    if jobs and executor is not None:
+        assert isinstance(recording, CassetteClient)  # checked on entry
+        _judge_on(
+            executor,
+            jobs,
+            first,
+            tasks,
+            cassette=recording.cassette,
+            committer=_Committer(log, recording, result, total, progress, recording.cassette),
+            result=result,
+            meter=meter,
+            perturbation=perturbation,
+            max_runs=max_runs,
+            sandbox=sandbox,
+            window=max(1, min(concurrency, len(jobs))),
+        )
+    elif jobs:
         committer = _Committer(log, recording, result, total, progress)
         try:
             with ThreadPoolExecutor(max_workers=max(1, min(concurrency, len(jobs)))) as pool:
@@ -464,6 +635,55 @@ def judge(
     if meter is not None:
         result.cost_usd = meter.spent_usd
     return result
+
+
+def _judge_on(
+    executor: Executor,
+    jobs: list[_Job],
+    first: Mapping[str, Messages],
+    tasks: Mapping[str, Task],
+    *,
+    cassette: Cassette,
+    committer: _Committer,
+    result: JudgeResult,
+    meter: CostMeter | None,
+    perturbation: Perturbation,
+    max_runs: int,
+    sandbox: Sandbox | None,
+    window: int,
+) -> None:
+    """Run ``jobs`` on ``executor``, one judgment per job (module docstring)."""
+    turns = {len(first[j.answer.answer_id]) for j in jobs}
+    recordings = _recordings_by_opening(cassette, turns)
+
+    def shipped() -> Iterator[_ClusterJob]:
+        for job in jobs:  # taken one by one as the window frees: the spend is current
+            prompt = first[job.answer.answer_id]
+            opening = _opening(canonical_request(prompt, job.checker, job.repeat), len(prompt))
+            yield _ClusterJob(
+                job,
+                tasks[job.answer.task_id],
+                prompt,
+                perturbation,
+                max_runs,
+                sandbox,
+                cassette.shipped(recordings.get(opening, [])),
+                None if meter is None else meter.max_usd,
+                0.0 if meter is None else meter.spent_usd,
+            )
+
+    def arrived(_index: int, outcome: _ClusterOutcome) -> None:
+        if meter is not None:
+            for completion, _ in outcome.calls:
+                meter.add(Completion.from_dict(completion))
+        if outcome.record is None:
+            result.stopped += 1
+        committer.put(outcome.record, outcome.error, outcome.calls)
+
+    try:
+        executor.run(_cluster_judgment, shipped(), progress=arrived, window=window)
+    finally:
+        committer.close()
 
 
 # ---------------------------------------------------------------- the trace

@@ -16,7 +16,13 @@ from __future__ import annotations
 
 from vcost.models._anthropic import AnthropicClient
 from vcost.models._batch import BATCH_PRICE_FACTOR, BatchLog, BatchRequestError, BatchRunner
-from vcost.models._cassette import Cassette, CassetteClient, CassetteMode
+from vcost.models._cassette import (
+    Cassette,
+    CassetteClient,
+    CassetteMode,
+    ShippedCassette,
+    ShippedCassetteClient,
+)
 from vcost.models._client import (
     Completion,
     Messages,
@@ -96,6 +102,8 @@ __all__ = [
     "Request",
     "RetryPolicy",
     "RoutingClient",
+    "ShippedCassette",
+    "ShippedCassetteClient",
     "UnknownModelError",
     "Usage",
     "canonical_request",

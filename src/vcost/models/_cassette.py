@@ -18,6 +18,12 @@ rest.
 :meth:`CassetteClient.sync`, for a caller that acknowledges its own records in batches and
 syncs the cassette first (``vcost judge run`` does; a call finished after its last sync is lost
 if the process dies, and is made again on the next run).
+
+A job that runs on another machine (a cluster worker) cannot share the file: it gets a
+:class:`ShippedCassette`, the recordings it may replay (:meth:`Cassette.shipped`), and calls
+through a :class:`ShippedCassetteClient`, which replays from them in the cassette's mode and
+keeps every call it makes (with its canonical request) for the submitting process to add to the
+cassette (:meth:`Cassette.add`), which stays the one file, written by one process.
 """
 
 from __future__ import annotations
@@ -42,7 +48,7 @@ from vcost.models._client import (
 from vcost.models._config import ModelConfig
 from vcost.models._errors import CassetteMissError, ModelError
 
-__all__ = ["Cassette", "CassetteClient", "CassetteMode"]
+__all__ = ["Cassette", "CassetteClient", "CassetteMode", "ShippedCassette", "ShippedCassetteClient"]
 
 CassetteMode = Literal["record", "replay", "auto"]
 _VERSION = 1
@@ -107,6 +113,63 @@ class Cassette:
     def sync(self) -> None:
         """Make every line added so far durable (one fsync)."""
         self._log.sync()
+
+    def requests(self) -> list[tuple[str, dict[str, Any] | None]]:
+        """Each recording's key and canonical request (None where it was added without one)."""
+        return [(r["key"], r.get("request")) for r in self._log]
+
+    def shipped(self, keys: Sequence[str]) -> ShippedCassette:
+        """The recordings of ``keys`` (those present), to replay where the file is not."""
+        found = {k: r["completion"] for k in keys if (r := self._log.get(k)) is not None}
+        return ShippedCassette(str(self.path), self.mode, found)
+
+
+@dataclasses.dataclass(frozen=True)
+class ShippedCassette:
+    """Some recordings of a cassette, carried (pickled) to a job on another machine:
+    ``completions`` maps request hashes to recorded Completions as plain data."""
+
+    path: str
+    mode: CassetteMode
+    completions: dict[str, dict[str, Any]]
+
+
+class ShippedCassetteClient:
+    """A :class:`~vcost.models.ModelClient` for a job on another machine: replays from a
+    :class:`ShippedCassette` as :class:`CassetteClient` does from the file, and keeps each call
+    it makes in :attr:`recorded` as ``(completion, canonical request)`` plain data, for the
+    submitting process to add to the cassette. ``inner`` may be None in replay mode."""
+
+    def __init__(self, inner: ModelClient | None, shipped: ShippedCassette) -> None:
+        if inner is None and shipped.mode != "replay":
+            raise ValueError("a ShippedCassetteClient needs an inner client unless it replays")
+        self.inner = inner
+        self.shipped = shipped
+        self.recorded: list[tuple[dict[str, Any], dict[str, Any]]] = []
+
+    def replays(self, key: str) -> bool:
+        """Whether the call of request hash ``key`` replays (free) rather than calls."""
+        return self.shipped.mode != "record" and key in self.shipped.completions
+
+    def complete(self, messages: Messages, *, config: ModelConfig, repeat: int = 0) -> Completion:
+        checked = check_messages(messages, config)
+        key = request_hash(checked, config, repeat)
+        if self.replays(key):
+            found = Completion.from_dict(self.shipped.completions[key])
+            return dataclasses.replace(found, from_cassette=True)
+        if self.shipped.mode == "replay" or self.inner is None:
+            raise CassetteMissError(
+                f"cassette {self.shipped.path} has no recording for request {key} "
+                f"(model '{config.name}', repeat {repeat})",
+                request_hash=key,
+                cassette=self.shipped.path,
+                hint="record it with mode 'auto' or 'record', or check that the prompt, model "
+                "settings and repeat index match the recorded run",
+            )
+        completion = self.inner.complete(checked, config=config, repeat=repeat)
+        data = dataclasses.replace(completion, from_cassette=False).to_dict()
+        self.recorded.append((data, canonical_request(checked, config, repeat)))
+        return completion
 
 
 class CassetteClient:

@@ -32,7 +32,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from vcost.errors import VcostError
-from vcost.models._cassette import CassetteClient
+from vcost.models._cassette import CassetteClient, ShippedCassetteClient
 from vcost.models._client import Completion, Messages, ModelClient, Request, request_hash
 from vcost.models._config import ModelConfig
 from vcost.models._errors import ModelError
@@ -150,6 +150,8 @@ def recorded_in(client: ModelClient) -> Callable[[str], bool]:
     if isinstance(client, CassetteClient) and client.cassette.mode != "record":
         cassette = client.cassette
         return lambda key: key in cassette
+    if isinstance(client, ShippedCassetteClient):
+        return client.replays
     return lambda _key: False
 
 
@@ -247,14 +249,16 @@ class BudgetStopError(ModelError):
 
 
 class CostMeter:
-    """This run's spend on calls actually made (thread-safe), against an optional cap."""
+    """This run's spend on calls actually made (thread-safe), against an optional cap.
+    ``spent_usd``: the spend it starts from (a job on a cluster worker starts from the run's
+    spend when the job was submitted, so it stops where the run would)."""
 
-    def __init__(self, max_usd: float | None = None) -> None:
+    def __init__(self, max_usd: float | None = None, *, spent_usd: float = 0.0) -> None:
         if max_usd is not None and max_usd < 0:
             raise ValueError("max_usd must not be negative")
         self.max_usd = max_usd
         self._lock = threading.Lock()
-        self._spent = 0.0
+        self._spent = spent_usd
         self.calls = 0
         self.stopped = 0
 
