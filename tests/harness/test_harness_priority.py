@@ -14,7 +14,6 @@ from typing import Any
 from _harness_support import Client, invite, to_first_session
 
 
-
 def test_a_run_is_niced_and_grading_is_not(
     demo_study: Path, store_url: str, start_server: Any
 ) -> None:

@@ -520,5 +520,5 @@ def test_a_niced_sandbox_runs_every_process_at_that_priority() -> None:
 
 @pytest.mark.parametrize("nice", [-1, 20, True, 1.5])
 def test_a_nice_value_outside_0_to_19_is_refused(nice: object) -> None:
-    with pytest.raises(SandboxError, match="Limits.nice"):
+    with pytest.raises(SandboxError, match=r"Limits\.nice"):
         Limits(nice=nice)  # type: ignore[arg-type]
