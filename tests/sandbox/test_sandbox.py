@@ -495,3 +495,30 @@ def all_idle_cgroups() -> list[str]:
     from vcost.sandbox._pool import idle_cgroups
 
     return idle_cgroups()
+
+
+def test_a_niced_sandbox_runs_every_process_at_that_priority() -> None:
+    """``Limits.nice`` is added to the nice value of the runner and of what the code forks
+    (the web harness runs Runs at 19 so they yield the CPU to participants' requests)."""
+    require_bubblewrap()
+    script = (
+        "import os, subprocess\n"
+        "child = subprocess.run(['python3', '-c', 'import os; print(os.nice(0))'],"
+        " capture_output=True, text=True).stdout.strip()\n"
+        "answer = [os.nice(0), int(child)]\n"
+    )
+    # closed at the end: no warm sandbox of this test may outlive it (other tests count them)
+    with Sandbox(Isolation.BUBBLEWRAP, limits=Limits(nice=19)) as niced:
+        result = niced.run_script(script, files={}, result_name="answer")
+    assert result.status == "ok", result.error
+    expected = min(19, os.nice(0) + 19)
+    assert result.value == [expected, expected]
+    with Sandbox(Isolation.BUBBLEWRAP) as plain:
+        result = plain.run_script(script, files={}, result_name="answer")
+    assert result.value == [os.nice(0), os.nice(0)]
+
+
+@pytest.mark.parametrize("nice", [-1, 20, True, 1.5])
+def test_a_nice_value_outside_0_to_19_is_refused(nice: object) -> None:
+    with pytest.raises(SandboxError, match=r"Limits\.nice"):
+        Limits(nice=nice)  # type: ignore[arg-type]

@@ -88,55 +88,51 @@ def write_assignments(
     added = {"tasks": 0, "answers": 0, "verifiers": 0, "assignments": 0}
     unchanged = 0
     try:
-        with store.engine.connect() as conn:
-            # the store's own write transactions take SQLite's write lock up front (BEGIN
-            # IMMEDIATE) so concurrent writers queue instead of failing half-way
-            conn.execution_options(vcost_write=True)
-            with conn.begin():
-                have = _stored(conn, s.tasks.c.task_id, sorted(task_domain))
-                new_tasks = [
-                    {"task_id": t, "spec_hash": stamp, "extra": {"domain": d}, "created_at": now}
-                    for t, d in sorted(task_domain.items())
-                    if t not in have
-                ]
-                have = _stored(conn, s.answers.c.answer_id, used_answers)
-                new_answers = [
-                    {
-                        "answer_id": a.answer_id,
-                        "task_id": a.task_id,
-                        "model_id": a.model,
-                        "ground_truth": a.ground_truth,
-                        "role": "model",
-                        "source": a.source,
-                        "error_level": a.error_level,
-                        "error_type": a.error_type,
-                        "spec_hash": stamp,
-                        "created_at": now,
-                    }
-                    for a in (answers[i] for i in used_answers if i in answers)
-                    if a.answer_id not in have
-                ]
-                have = _stored(conn, s.verifiers.c.verifier_id, people)
-                new_people = [
-                    {"verifier_id": p, "kind": "person", "created_at": now}
-                    for p in people
-                    if p not in have
-                ]
-                fresh, unchanged = _compare(conn, rows)
-                for table, batch in (
-                    (s.tasks, new_tasks),
-                    (s.answers, new_answers),
-                    (s.verifiers, new_people),
-                ):
-                    if batch:
-                        conn.execute(table.insert(), batch)
-                _insert_assignments(conn, fresh)
-                added = {
-                    "tasks": len(new_tasks),
-                    "answers": len(new_answers),
-                    "verifiers": len(new_people),
-                    "assignments": len(fresh),
+        with store.writing() as conn:
+            have = _stored(conn, s.tasks.c.task_id, sorted(task_domain))
+            new_tasks = [
+                {"task_id": t, "spec_hash": stamp, "extra": {"domain": d}, "created_at": now}
+                for t, d in sorted(task_domain.items())
+                if t not in have
+            ]
+            have = _stored(conn, s.answers.c.answer_id, used_answers)
+            new_answers = [
+                {
+                    "answer_id": a.answer_id,
+                    "task_id": a.task_id,
+                    "model_id": a.model,
+                    "ground_truth": a.ground_truth,
+                    "role": "model",
+                    "source": a.source,
+                    "error_level": a.error_level,
+                    "error_type": a.error_type,
+                    "spec_hash": stamp,
+                    "created_at": now,
                 }
+                for a in (answers[i] for i in used_answers if i in answers)
+                if a.answer_id not in have
+            ]
+            have = _stored(conn, s.verifiers.c.verifier_id, people)
+            new_people = [
+                {"verifier_id": p, "kind": "person", "created_at": now}
+                for p in people
+                if p not in have
+            ]
+            fresh, unchanged = _compare(conn, rows)
+            for table, batch in (
+                (s.tasks, new_tasks),
+                (s.answers, new_answers),
+                (s.verifiers, new_people),
+            ):
+                if batch:
+                    conn.execute(table.insert(), batch)
+            _insert_assignments(conn, fresh)
+            added = {
+                "tasks": len(new_tasks),
+                "answers": len(new_answers),
+                "verifiers": len(new_people),
+                "assignments": len(fresh),
+            }
     except TraceError:
         raise
     except sa.exc.SQLAlchemyError as error:

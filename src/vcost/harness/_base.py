@@ -39,10 +39,8 @@ class HarnessBase:
 
     @contextmanager
     def _write(self) -> Iterator[Connection]:
-        with self.store.engine.connect() as conn:
-            conn.execution_options(vcost_write=True)
-            with conn.begin():
-                yield conn
+        with self.store.writing() as conn:
+            yield conn
 
     @contextmanager
     def _read(self) -> Iterator[Connection]:

@@ -91,10 +91,8 @@ def gold_id(gold: GoldSet | str) -> str:
 
 @contextmanager
 def _write(store: Store) -> Iterator[Connection]:
-    with store.engine.connect() as conn:
-        conn.execution_options(vcost_write=True)
-        with conn.begin():
-            yield conn
+    with store.writing() as conn:
+        yield conn
 
 
 def _get(conn: Connection, key: str) -> str | None:

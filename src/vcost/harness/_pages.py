@@ -117,7 +117,9 @@ async def screening(request: Request) -> Response:
         if window.late:  # past the declared limit (_screening_limit): scored 0, not run
             score, passed, total = 0.0, 0, len(task.tests)
         else:
-            score, passed, total = await _sandboxed(ctx, screening_score, ctx.sandbox, task, code)
+            score, passed, total = await _sandboxed(
+                ctx.grade_pool, screening_score, ctx.sandbox, task, code
+            )
         detail = {"passed_tests": passed, "total": total, "code": code, **window.record}
         ok = ctx.harness.screened(p, score, detail)
         if not ok:
@@ -269,7 +271,7 @@ async def submit(request: Request) -> Response:
     passed = None
     if item.ended_at is None and not p.test and item.session_index != 0:
         task = ctx.harness.material.task(item.task_id)
-        passed = await _sandboxed(ctx, grade_submission, ctx.sandbox, task, code)
+        passed = await _sandboxed(ctx.grade_pool, grade_submission, ctx.sandbox, task, code)
     await _db(
         ctx,
         ctx.harness.end_item,

@@ -9,6 +9,7 @@ goes to the store and never to the browser (no right/wrong feedback).
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 from vcost.answers import SelectedAnswer
@@ -17,10 +18,24 @@ from vcost.harness._study import worked_examples
 from vcost.sandbox import Limits, Sandbox
 from vcost.tasks import CodeTask, DataTask, Task
 
-__all__ = ["RUN_LIMITS", "grade_submission", "run_code", "run_data", "screening_score"]
+__all__ = [
+    "GRADE_LIMITS",
+    "RUN_LIMITS",
+    "grade_submission",
+    "run_code",
+    "run_data",
+    "screening_score",
+]
 
-RUN_LIMITS = Limits(call_seconds=3.0, wall_seconds=20.0, output_kb=32)
-"""Limits of one Run (a participant's code is untrusted like any other)."""
+GRADE_LIMITS = Limits(call_seconds=3.0, wall_seconds=20.0, output_kb=32)
+"""Limits of grading a submission or a screening answer (untrusted like any other code)."""
+
+RUN_LIMITS = replace(GRADE_LIMITS, nice=19)
+"""Limits of one Run: as grading's, at the lowest CPU priority. Runs are what a crowd sends
+most (one every few seconds per person at times); niced, they use only the CPU that page
+requests and event batches leave, so a burst of Runs queues and slows down instead of
+slowing every participant's page (issue 13). Grading keeps the normal priority: its result
+is the study's ground truth, so it must not be starved into a wall-clock timeout."""
 
 _SHOW = 2000  # characters of a value or of output shown back
 

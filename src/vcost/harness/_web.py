@@ -28,7 +28,7 @@ from starlette.responses import HTMLResponse, RedirectResponse
 from starlette.templating import Jinja2Templates
 
 from vcost.harness._ingest import EventWriter
-from vcost.harness._runs import RUN_LIMITS, grade_submission
+from vcost.harness._runs import GRADE_LIMITS, RUN_LIMITS, grade_submission
 from vcost.harness._state import Harness, Participant, Step, hash_token
 from vcost.sandbox import Sandbox
 
@@ -96,7 +96,7 @@ class _Ctx:
         self, harness: Harness, sandbox: Sandbox | None, admin_token: str | None = None
     ) -> None:
         self.harness = harness
-        self._sandbox = sandbox
+        self._sandbox = self._given = sandbox
         self.secret = harness.secret()
         self.admin_token = admin_token
         self.templates = Jinja2Templates(directory=str(HERE / "templates"))
@@ -104,7 +104,9 @@ class _Ctx:
         self.stop = threading.Event()
         self.db_threads = DB_THREADS
         self._limiter: anyio.CapacityLimiter | None = None
-        self._sandbox_limiter: anyio.CapacityLimiter | None = None
+        self._run_pool: anyio.CapacityLimiter | None = None
+        self._grade_pool: anyio.CapacityLimiter | None = None
+        self._run_sandbox: Sandbox | None = None
         self.writer = EventWriter(harness)
 
     @property
@@ -115,18 +117,35 @@ class _Ctx:
         return self._limiter
 
     @property
-    def sandbox_limiter(self) -> anyio.CapacityLimiter:
-        """Threads for sandbox work (Run, grading, screening): a bounded pool, so Runs queue
-        instead of crowding the CPU the event loop needs (made on first use, in the loop)."""
-        if self._sandbox_limiter is None:
-            self._sandbox_limiter = anyio.CapacityLimiter(SANDBOX_WORKERS)
-        return self._sandbox_limiter
+    def run_pool(self) -> anyio.CapacityLimiter:
+        """Threads for Runs: a bounded pool, so Runs queue instead of crowding the CPU the
+        event loop needs (made on first use, in the loop)."""
+        if self._run_pool is None:
+            self._run_pool = anyio.CapacityLimiter(SANDBOX_WORKERS)
+        return self._run_pool
+
+    @property
+    def grade_pool(self) -> anyio.CapacityLimiter:
+        """Threads for grading (submissions, screening, the sweep): a pool of its own, so a
+        submission is never graded behind a queue of Runs."""
+        if self._grade_pool is None:
+            self._grade_pool = anyio.CapacityLimiter(SANDBOX_WORKERS)
+        return self._grade_pool
 
     @property
     def sandbox(self) -> Sandbox:
+        """The sandbox that grades (normal CPU priority)."""
         if self._sandbox is None:
-            self._sandbox = Sandbox("auto", limits=RUN_LIMITS)
+            self._sandbox = Sandbox("auto", limits=GRADE_LIMITS)
         return self._sandbox
+
+    @property
+    def run_sandbox(self) -> Sandbox:
+        """The sandbox for Runs (lowest CPU priority, see ``RUN_LIMITS``); a sandbox given to
+        the app (tests) serves both."""
+        if self._run_sandbox is None:
+            self._run_sandbox = self._given or Sandbox("auto", limits=RUN_LIMITS)
+        return self._run_sandbox
 
 
 _P = ParamSpec("_P")
@@ -141,11 +160,12 @@ async def _db(ctx: _Ctx, fn: Callable[_P, _R], *args: _P.args, **kwargs: _P.kwar
     )
 
 
-async def _sandboxed(ctx: _Ctx, fn: Callable[_P, _R], *args: _P.args, **kwargs: _P.kwargs) -> _R:
-    """Run sandbox work in a worker thread of the bounded sandbox pool (off the event loop)."""
-    return await anyio.to_thread.run_sync(
-        functools.partial(fn, *args, **kwargs), limiter=ctx.sandbox_limiter
-    )
+async def _sandboxed(
+    pool: anyio.CapacityLimiter, fn: Callable[_P, _R], *args: _P.args, **kwargs: _P.kwargs
+) -> _R:
+    """Run sandbox work in a worker thread of a bounded pool (off the event loop):
+    ``ctx.run_pool`` for Runs, ``ctx.grade_pool`` for grading."""
+    return await anyio.to_thread.run_sync(functools.partial(fn, *args, **kwargs), limiter=pool)
 
 
 def _ctx(request: Request) -> _Ctx:

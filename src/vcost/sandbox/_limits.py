@@ -22,7 +22,10 @@ class Limits:
     ``processes`` caps the processes and threads of the run (a pids cgroup where one can be
     made, RLIMIT_NPROC inside the sandbox's user namespace in any case); ``file_mb`` is the
     largest file the code may write (the scratch space holds four such files);
-    ``output_kb`` caps both the captured stdout and the size of one result.
+    ``output_kb`` caps both the captured stdout and the size of one result; ``nice`` (0-19) is
+    added to the nice value of every process of the run, so a host that also serves people
+    (the web harness) can make the code it runs yield the CPU to them. Limits are wall-clock:
+    on a host busy at a lower nice value, a niced run is slower, never unbounded.
     """
 
     call_seconds: float = 2.0
@@ -31,6 +34,7 @@ class Limits:
     processes: int = 64
     file_mb: int = 16
     output_kb: int = 256
+    nice: int = 0
 
     def __post_init__(self) -> None:
         from vcost.sandbox._errors import SandboxError
@@ -44,6 +48,12 @@ class Limits:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
                 raise SandboxError(f"Limits.{name} must be an integer >= {low}, not {value!r}")
+        if (
+            isinstance(self.nice, bool)
+            or not isinstance(self.nice, int)
+            or not 0 <= self.nice <= 19
+        ):
+            raise SandboxError(f"Limits.nice must be an integer from 0 to 19, not {self.nice!r}")
 
     @property
     def output_bytes(self) -> int:

@@ -19,6 +19,7 @@ import logging
 import os
 import queue
 import secrets
+import shutil
 import signal
 import struct
 import subprocess
@@ -61,6 +62,16 @@ CALLS_PRELOAD = (
 )
 
 _T = TypeVar("_T")
+
+
+def _niced(argv: list[str], nice: int) -> list[str]:
+    """``argv`` started through coreutils' ``nice`` (inherited by every process it forks)."""
+    binary = shutil.which("nice")
+    if binary is None:
+        raise SandboxError(
+            f"Limits.nice={nice} needs the nice command (coreutils)", hint="install coreutils"
+        )
+    return [binary, "-n", str(nice), *argv]
 
 
 class Backend(Protocol):
@@ -274,6 +285,8 @@ class Session:
             joined = [g.procs_file for g in (self._cgroup, self._memory) if g is not None]
             if joined:
                 argv = ["/bin/sh", "-c", _JOIN_CGROUP, "sh", *map(str, joined), "--", *argv]
+            if self.limits.nice:
+                argv = _niced(argv, self.limits.nice)
             self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 (closed in close())
             stderr = self._stderr
 

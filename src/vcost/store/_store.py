@@ -20,14 +20,12 @@ with ``?options=-csearch_path%3Dmy_schema``.
 
 from __future__ import annotations
 
-import json
-import math
-import os
+import contextlib
+import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path
 from types import TracebackType
 from typing import Any
 
@@ -35,12 +33,14 @@ import numpy as np
 import pandas as pd
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
-from sqlalchemy.pool import StaticPool
 
 from vcost import __version__
 from vcost.errors import InputError, StoreError, TraceError, VcostError
 from vcost.store import _schema as s
+from vcost.store._checkpoint import Checkpointer
+from vcost.store._engine import DEFAULT_URL_ENV, create_engine, resolve_url
 from vcost.store._migrations import LATEST_VERSION, current_version, migrate
+from vcost.store._values import Record, comparable, to_records, to_series
 from vcost.trace import (
     ANSWER_COLUMNS,
     EPISODE_COLUMNS,
@@ -49,12 +49,10 @@ from vcost.trace import (
     Column,
     Trace,
 )
-from vcost.trace_io import MAX_REPORTED_PROBLEMS, canonical_dtype, validate_trace
+from vcost.trace_io import MAX_REPORTED_PROBLEMS, validate_trace
 
 __all__ = ["DEFAULT_URL_ENV", "ImportReport", "Store"]
 
-DEFAULT_URL_ENV = "VCOST_DATABASE_URL"
-"""Environment variable naming the database when :meth:`Store.open` gets no URL."""
 
 _CHUNK = 500  # ids per IN (...) query
 _INSERT_CHUNK = 5000  # rows per executemany
@@ -71,8 +69,6 @@ _KEYS = {
     "events": "event_id",
 }
 _REPORT_ORDER = ("tasks", "answers", "verifiers", "episodes", "events")
-
-Record = dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -115,128 +111,6 @@ class _Plan:
 
 
 # --------------------------------------------------------------------------------------------
-# Engines
-
-
-def _resolve_url(url: str | None) -> sa.URL:
-    text = url or os.environ.get(DEFAULT_URL_ENV) or f"sqlite:///{Path.cwd() / 'vcost.db'}"
-    try:
-        parsed = sa.make_url(text)
-    except sa.exc.ArgumentError as error:
-        raise StoreError(
-            f"not a database URL: {text!r}",
-            hint="use sqlite:///path/to/vcost.db or postgresql+psycopg://user@host/db",
-        ) from error
-    if parsed.drivername in ("postgresql", "postgres"):
-        parsed = parsed.set(drivername="postgresql+psycopg")
-    return parsed
-
-
-def _sqlite_engine(url: sa.URL) -> Engine:
-    memory = url.database in (None, "", ":memory:")
-    if memory:
-        engine = sa.create_engine(
-            url, poolclass=StaticPool, connect_args={"check_same_thread": False}
-        )
-    else:
-        engine = sa.create_engine(url, connect_args={"timeout": 30})
-
-    @sa.event.listens_for(engine, "connect")
-    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
-        dbapi_connection.isolation_level = None  # we issue BEGIN ourselves (transactional DDL)
-        cursor = dbapi_connection.cursor()
-        cursor.execute("PRAGMA foreign_keys = ON")
-        if not memory:
-            cursor.execute("PRAGMA journal_mode = WAL")
-            cursor.execute("PRAGMA synchronous = NORMAL")
-        cursor.close()
-
-    @sa.event.listens_for(engine, "begin")
-    def _on_begin(conn: Connection) -> None:
-        write = conn.get_execution_options().get("vcost_write", False)
-        conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
-
-    return engine
-
-
-def _create_engine(url: sa.URL) -> Engine:
-    backend = url.get_backend_name()
-    if backend == "sqlite":
-        return _sqlite_engine(url)
-    if backend == "postgresql":
-        return sa.create_engine(url, pool_pre_ping=True)
-    raise StoreError(
-        f"unsupported database {backend!r}",
-        hint="use sqlite:///path/to/vcost.db or postgresql+psycopg://user@host/db",
-    )
-
-
-# --------------------------------------------------------------------------------------------
-# Values: frames -> records -> comparable values, and rows -> frames
-
-
-def _python_values(series: pd.Series[Any], dtype: str) -> list[Any]:
-    """A column as plain Python values for the database driver, ``None`` for missing."""
-    missing = series.isna().to_numpy(dtype=bool)
-    if dtype == "float":
-        values: list[Any] = series.to_numpy(dtype=np.float64).tolist()
-    elif dtype == "datetime":
-        values = [
-            None if m else v.to_pydatetime() for v, m in zip(series.tolist(), missing, strict=True)
-        ]
-    elif dtype == "json":
-        values = [
-            None if m else json.loads(v) for v, m in zip(series.tolist(), missing, strict=True)
-        ]
-    else:
-        values = series.astype(object).tolist()
-    return [None if m else v for v, m in zip(values, missing, strict=True)]
-
-
-def _records(frame: pd.DataFrame, columns: Sequence[Column], **constant: Any) -> list[Record]:
-    names = [c.name for c in columns]
-    data = [_python_values(frame[c.name], c.dtype) for c in columns]
-    extra_names = list(constant)
-    extra_values = [constant[n] for n in extra_names]
-    keys = names + extra_names
-    return [
-        dict(zip(keys, row + extra_values, strict=True))
-        for row in map(list, zip(*data, strict=True))
-    ]
-
-
-def _comparable(value: Any) -> Any:
-    if value is None:
-        return None
-    if isinstance(value, datetime):
-        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
-    if isinstance(value, dict | list):
-        return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    return value
-
-
-def _series(values: list[Any], column: Column) -> pd.Series[Any]:
-    """Database values of one contract column as a typed Series."""
-    if column.dtype == "json":
-        values = [
-            None
-            if v is None
-            else json.dumps(v, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-            for v in values
-        ]
-    if column.dtype == "datetime":
-        stamps = pd.to_datetime(pd.Series(values, dtype=object), utc=True)
-        return stamps.astype(canonical_dtype(column))
-    if column.dtype == "float":
-        return pd.Series([np.nan if v is None else v for v in values], dtype=np.float64)
-    if column.dtype in ("int", "bool"):
-        return pd.Series(pd.array(values, dtype=canonical_dtype(column)))
-    return pd.Series(values, dtype=pd.StringDtype(na_value=np.nan))
-
-
-# --------------------------------------------------------------------------------------------
 # The store
 
 
@@ -245,6 +119,8 @@ class Store:
 
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
+        self._write_lock = threading.RLock()
+        self._checkpointer: Checkpointer | None = None
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -258,10 +134,10 @@ class Store:
         Raises :class:`StoreError` when the database cannot be reached or is newer than this
         code.
         """
-        engine = _create_engine(_resolve_url(url))
+        engine = create_engine(resolve_url(url))
         store = cls(engine)
         try:
-            with store._errors("open the store"), store._write() as conn:
+            with store._errors("open the store"), store.writing() as conn:
                 migrate(conn, vcost_version=__version__, where=store.url)
         except BaseException:
             engine.dispose()
@@ -270,7 +146,24 @@ class Store:
 
     def close(self) -> None:
         """Release the database connections."""
+        if self._checkpointer is not None:
+            self._checkpointer.stop()
+            self._checkpointer = None
         self._engine.dispose()
+
+    @property
+    def checkpointing(self) -> bool:
+        """Whether a background thread checkpoints the log (:meth:`checkpoint_in_background`)."""
+        return self._checkpointer is not None
+
+    def checkpoint_in_background(self, every: float = 1.0) -> None:
+        """SQLite: checkpoint the write-ahead log from a thread every ``every`` seconds
+        instead of on the commit that fills it (for a server whose commits people wait
+        on; see :mod:`vcost.store._checkpoint`). Ended by :meth:`close`. No-op on
+        PostgreSQL or an in-memory database."""
+        on_file = self._engine.url.database not in (None, "", ":memory:")
+        if self._checkpointer is None and self.backend == "sqlite" and on_file:
+            self._checkpointer = Checkpointer(self._engine, every)
 
     def __enter__(self) -> Store:
         return self
@@ -312,8 +205,17 @@ class Store:
     # -- plumbing ----------------------------------------------------------------------------
 
     @contextmanager
-    def _write(self) -> Iterator[Connection]:
-        with self._engine.connect() as conn:
+    def writing(self) -> Iterator[Connection]:
+        """A write transaction, committed when the block ends (rolled back if it raises).
+
+        On SQLite it takes the write lock up front (``BEGIN IMMEDIATE``), so concurrent
+        writers queue instead of failing half-way; and the writers of this process queue on
+        a lock of the store's own first. A waiting writer then starts the moment the one
+        before it commits, where SQLite's busy handler would sleep between tries (up to
+        100 ms a try: the tail latency of a busy web harness)."""
+        sqlite = self._engine.dialect.name == "sqlite"
+        lock = self._write_lock if sqlite else contextlib.nullcontext()
+        with lock, self._engine.connect() as conn:
             conn.execution_options(vcost_write=True)
             with conn.begin():
                 yield conn
@@ -377,7 +279,7 @@ class Store:
                 diffs = [
                     (name, old[i + 1], record[name])
                     for i, name in enumerate(plan.compare)
-                    if _comparable(old[i + 1]) != _comparable(record[name])
+                    if comparable(old[i + 1]) != comparable(record[name])
                 ]
                 if not diffs:
                     plan.unchanged += 1
@@ -388,8 +290,8 @@ class Store:
                     more = f" and {len(diffs) - 1} more field(s)" if len(diffs) > 1 else ""
                     conflicts.append(
                         f"{plan.label}: {plan.key} {record[plan.key]!r} is already stored with "
-                        f"different content (field '{name}': stored {_comparable(was)!r}, "
-                        f"new {_comparable(new)!r}{more})"
+                        f"different content (field '{name}': stored {comparable(was)!r}, "
+                        f"new {comparable(new)!r}{more})"
                     )
         if total_conflicts:
             text = [f"refused: {total_conflicts} row(s) would rewrite stored rows:"]
@@ -425,7 +327,7 @@ class Store:
                     name,
                     s.TRACE_TABLES[name],
                     key,
-                    _records(frame, columns, **constant),
+                    to_records(frame, columns, **constant),
                     tuple(c.name for c in columns if c.name != key),
                 )
             )
@@ -486,7 +388,7 @@ class Store:
         already applied it when the files were read; every other rule is.
         """
         clean = self._stamp(validate_trace(trace, confidence_levels=confidence_levels), spec_hash)
-        with self._errors("import the trace"), self._write() as conn:
+        with self._errors("import the trace"), self.writing() as conn:
             return self._import(conn, clean, spec_hash)
 
     def add_episode(
@@ -536,7 +438,7 @@ class Store:
             "spec_hash": spec_hash,
         }
         episodes = pd.DataFrame({k: pd.Series([v], dtype=object) for k, v in row.items()})
-        with self._errors("add the episode"), self._write() as conn:
+        with self._errors("add the episode"), self.writing() as conn:
             answers = self._select(conn, "answers", s.answers.c.answer_id == answer_id)
             verifiers = self._select(conn, "verifiers", s.verifiers.c.verifier_id == verifier_id)
             trace = validate_trace(
@@ -564,7 +466,7 @@ class Store:
         if len(frame) == 0:
             return 0
         episode_ids = [str(e) for e in pd.unique(frame.get("episode_id", pd.Series()).dropna())]
-        with self._errors("add the events"), self._write() as conn:
+        with self._errors("add the events"), self.writing() as conn:
             e = s.episodes
             episodes = self._select(conn, "episodes", e.c.episode_id.in_(episode_ids))
             answers = self._select(
@@ -605,7 +507,7 @@ class Store:
             "created_at": datetime.now(UTC),
         }
         plan = _Plan("specs", s.specs, "spec_hash", [record], ("canonical_json",))
-        with self._errors("add the spec"), self._write() as conn:
+        with self._errors("add the spec"), self.writing() as conn:
             try:
                 self._apply(conn, [plan])
             except TraceError as error:
@@ -643,7 +545,7 @@ class Store:
         }
         compare = ("rater_id", "answer_id", "task_id", "scale", "value", "at", "spec_hash")
         plan = _Plan("ratings", s.ratings, "rating_id", [record], compare)
-        with self._errors("add the rating"), self._write() as conn:
+        with self._errors("add the rating"), self.writing() as conn:
             self._apply(conn, [plan])
         return bool(plan.added)
 
@@ -674,7 +576,7 @@ class Store:
         }
         compare = ("spec_hash", "field", "description", "old_value", "new_value")
         plan = _Plan("deviations", s.deviations, "deviation_id", [record], compare)
-        with self._errors("add the deviation"), self._write() as conn:
+        with self._errors("add the deviation"), self.writing() as conn:
             self._apply(conn, [plan])
         return bool(plan.added)
 
@@ -691,7 +593,7 @@ class Store:
         rows = conn.execute(query).all()
         data = list(zip(*rows, strict=True)) if rows else [() for _ in columns]
         return pd.DataFrame(
-            {c.name: _series(list(v), c) for c, v in zip(columns, data, strict=True)}
+            {c.name: to_series(list(v), c) for c, v in zip(columns, data, strict=True)}
         )
 
     def load_trace(self, *, spec_hash: str | None = None, model_id: str | None = None) -> Trace:
