@@ -73,7 +73,7 @@ def test_sdk_import_starts_before_the_selection_loads_and_the_trace_before_the_c
     result = judge_run.invoke(k=2)
     assert result.exit_code == 0, result.output
     assert steps == [
-        "import openai",
+        "import httpx2",
         "read selection",
         f"import {','.join(TRACE_MODULES)} after vcost-import",
         "judge",
