@@ -14,9 +14,12 @@ What is kept from the SDKs, so a call behaves as before:
 - the base URL: the config's ``base_url``, else ``OPENAI_BASE_URL`` / ``ANTHROPIC_BASE_URL``,
   else the provider's public endpoint; OpenAI's ``OpenAI-Organization`` / ``OpenAI-Project``
   headers from ``OPENAI_ORG_ID`` / ``OPENAI_PROJECT_ID``; Anthropic's ``anthropic-version``;
-- one pooled client (1,000 connections, 100 kept alive, redirects followed, TCP keep-alive,
-  proxies and CA settings from the environment), or the ``http_client`` the caller passed;
-  the config's ``timeout_s`` for every phase of a request;
+- one pooled client made as the OpenAI SDK makes its own (1,000 connections, 100 kept alive,
+  redirects followed, proxies and CA settings from the environment), or the ``http_client``
+  the caller passed; the config's ``timeout_s`` for every phase of a request (the Anthropic
+  SDK also sets TCP keep-alive probes on its sockets: a non-streamed call here goes without
+  them, as an OpenAI one always did; with a transport of vcost's own to set them, httpx2 would
+  stop reading proxies from the environment);
 - errors: a timeout is a ``timeout`` failure, any other transport error (or TLS error) a
   ``connection`` failure, a 4xx/5xx reply is classified from its status, its JSON error body
   (the ``error`` object when there is one, as the SDKs pass it) and its headers.
@@ -26,7 +29,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import ssl
 import threading
 from collections.abc import Mapping
@@ -79,15 +81,6 @@ def wire_headers(config: ModelConfig, api_key: str) -> dict[str, str]:
     return headers
 
 
-def _keepalive_options() -> list[tuple[int, int, int]]:
-    """TCP keep-alive as the Anthropic SDK sets it on its sockets."""
-    options = [(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)]
-    for name, value in (("TCP_KEEPIDLE", 60), ("TCP_KEEPINTVL", 60), ("TCP_KEEPCNT", 5)):
-        if hasattr(socket, name):
-            options.append((socket.IPPROTO_TCP, getattr(socket, name), value))
-    return options
-
-
 def _error_body(response: httpx2.Response) -> object:
     """An error reply's body as the SDKs hand it on: the JSON ``error`` object when there is
     one, else the JSON, else the text."""
@@ -117,12 +110,9 @@ class Wire:
                 if self._client is None:
                     import httpx2
 
-                    limits = httpx2.Limits(max_connections=1000, max_keepalive_connections=100)
-                    transport = httpx2.HTTPTransport(
-                        limits=limits, socket_options=_keepalive_options()
-                    )
                     self._client = httpx2.Client(
-                        transport=transport, limits=limits, follow_redirects=True
+                        limits=httpx2.Limits(max_connections=1000, max_keepalive_connections=100),
+                        follow_redirects=True,
                     )
                 client = self._client
         return client
