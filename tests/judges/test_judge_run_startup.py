@@ -131,3 +131,14 @@ def test_a_background_import_that_fails_is_left_to_the_real_import(
     assert hooked == []
     with pytest.raises(ModuleNotFoundError, match="vcost_no_such_module"):
         importlib.import_module("vcost_no_such_module")
+
+
+def test_a_streamed_checker_imports_its_sdk_and_a_replay_nothing() -> None:
+    from vcost.cli._common import sdk_modules
+    from vcost.models import ModelConfig
+
+    plain = ModelConfig(name="a", provider="anthropic", model="m")
+    streamed = ModelConfig(name="b", provider="openai", model="m", stream=True)
+    assert sdk_modules([plain], "record") == ("httpx2",)
+    assert sdk_modules([plain, streamed], "auto") == ("httpx2", "openai")
+    assert sdk_modules([plain, streamed], "replay") == ()
