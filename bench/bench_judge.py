@@ -204,11 +204,12 @@ def main() -> None:
                 cli_seconds, cli_cpu = _cli_run(selection_path, models, out, args.k, concurrency)
                 cli_peak, cli_requests, cli_window = peak()
                 lines = (out / "judgments.jsonl").read_text().splitlines()
+                ok = sum(json.loads(line)["status"] == "ok" for line in lines)
                 recorded = (out / "cassette.jsonl").read_text().splitlines()
-                if len(lines) != calls or cli_requests != calls or len(recorded) < calls:
-                    raise SystemExit(
-                        f"CLI run: {len(lines)} judgments, {cli_requests} requests, "
-                        f"{len(recorded)} cassette lines; expected {calls}"
+                if ok != calls or cli_requests != calls or len(recorded) < calls:
+                    raise SystemExit(  # a failed call is logged too: count the finished ones
+                        f"CLI run: {ok} of {len(lines)} judgments finished, {cli_requests} "
+                        f"requests, {len(recorded)} cassette lines; expected {calls}"
                     )
                 row = {
                     "concurrency": concurrency,
