@@ -2,7 +2,8 @@
 
 1,000 judgments (200 selected answers x k = 5) by one checker, through the user's path: the CLI
 command ``vcost judge run`` (in this process, via click) with its cassette (``--mode record``)
-and judgments log on, the official ``openai`` SDK over loopback HTTP to
+and judgments log on, over loopback HTTP (``httpx2``, as the ``openai`` SDK would send it; a
+non-streamed call needs no SDK: vcost.models._wire) to
 :class:`vcost.models.testing.ProviderServer` in its own process. The server sleeps ``--delay``
 seconds per request and answers a fixed verdict. Baselines in the same run:
 
@@ -15,9 +16,10 @@ reaches its concurrency limit shows here) and when the first request arrived and
 was answered. Reports per concurrency limit, for both clients:
 
 - the whole command's seconds and its share of the ideal (the CLI's includes its fixed costs:
-  importing the ``openai`` SDK on the first call, about 1.3 s on an idle machine, paid only by
-  the first CLI run of this process, so ``cli_sdk_warm`` says whether it was already imported;
-  and writing the trace after the last judgment);
+  importing the command and the HTTP client (``httpx2``) before the first call, paid in full
+  only by the first CLI run of this process, so ``cli_sdk_warm`` says whether ``httpx2`` was
+  already imported; and writing the trace after the last judgment). Until 2026-12-05 the
+  calls went through the ``openai`` SDK, whose import (0.3-1.3 s) the first run paid;
 - the sustained share: the ideal over the server's window (first request in to last reply
   out), i.e. the throughput while judging, what the aim of >= 90 % at 64 is about;
 - the peak in flight;
@@ -197,16 +199,17 @@ def main() -> None:
                 raw_seconds, raw_cpu = _raw_run(base_url, bodies, concurrency)
                 raw_peak, raw_requests, raw_window = peak()
                 models = _models_file(root / f"models-{concurrency}.toml", base_url, concurrency)
-                warm = "openai" in sys.modules
+                warm = "httpx2" in sys.modules
                 out = root / f"run-{concurrency}"
                 cli_seconds, cli_cpu = _cli_run(selection_path, models, out, args.k, concurrency)
                 cli_peak, cli_requests, cli_window = peak()
                 lines = (out / "judgments.jsonl").read_text().splitlines()
+                ok = sum(json.loads(line)["status"] == "ok" for line in lines)
                 recorded = (out / "cassette.jsonl").read_text().splitlines()
-                if len(lines) != calls or cli_requests != calls or len(recorded) < calls:
-                    raise SystemExit(
-                        f"CLI run: {len(lines)} judgments, {cli_requests} requests, "
-                        f"{len(recorded)} cassette lines; expected {calls}"
+                if ok != calls or cli_requests != calls or len(recorded) < calls:
+                    raise SystemExit(  # a failed call is logged too: count the finished ones
+                        f"CLI run: {ok} of {len(lines)} judgments finished, {cli_requests} "
+                        f"requests, {len(recorded)} cassette lines; expected {calls}"
                     )
                 row = {
                     "concurrency": concurrency,
@@ -235,7 +238,7 @@ def main() -> None:
                     f"{cli_cpu / calls * 1000:.2f} ms/judgment | raw client {raw_seconds:6.2f} s "
                     f"= {ideal / raw_seconds:6.1%}, sustained {ideal / raw_window:6.1%}, peak "
                     f"{raw_peak}, CPU {raw_cpu / calls * 1000:.2f} ms/call"
-                    + ("" if warm else " (CLI run includes the SDK import)"),
+                    + ("" if warm else " (CLI run includes the httpx2 import)"),
                     flush=True,
                 )
     finally:
@@ -249,7 +252,8 @@ def main() -> None:
         "cpus": os.cpu_count(),
         "load_average": os.getloadavg(),
         "delay_s": args.delay,
-        "path": "vcost judge run (cassette record + judgments log) vs raw http.client",
+        "path": "vcost judge run (cassette record + judgments log; httpx2, no SDK) vs raw "
+        "http.client",
         "sustained": "ideal / server window (first request in to last reply out)",
         "runs": rows,
     }

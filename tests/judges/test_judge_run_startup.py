@@ -73,7 +73,7 @@ def test_sdk_import_starts_before_the_selection_loads_and_the_trace_before_the_c
     result = judge_run.invoke(k=2)
     assert result.exit_code == 0, result.output
     assert steps == [
-        "import openai",
+        "import httpx2",
         "read selection",
         f"import {','.join(TRACE_MODULES)} after vcost-import",
         "judge",
@@ -131,3 +131,14 @@ def test_a_background_import_that_fails_is_left_to_the_real_import(
     assert hooked == []
     with pytest.raises(ModuleNotFoundError, match="vcost_no_such_module"):
         importlib.import_module("vcost_no_such_module")
+
+
+def test_a_streamed_checker_imports_its_sdk_and_a_replay_nothing() -> None:
+    from vcost.cli._common import sdk_modules
+    from vcost.models import ModelConfig
+
+    plain = ModelConfig(name="a", provider="anthropic", model="m")
+    streamed = ModelConfig(name="b", provider="openai", model="m", stream=True)
+    assert sdk_modules([plain], "record") == ("httpx2",)
+    assert sdk_modules([plain, streamed], "auto") == ("httpx2", "openai")
+    assert sdk_modules([plain, streamed], "replay") == ()

@@ -241,3 +241,51 @@ def test_replay_of_a_missing_cassette_is_an_input_error(tmp_path: Path) -> None:
 def test_cassette_client_needs_an_inner_client_to_record(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="inner client"):
         CassetteClient(None, Cassette(tmp_path / "c.jsonl", mode="auto"))
+
+
+def test_completion_to_dict_is_asdict_in_field_order() -> None:
+    """to_dict is written out by hand (no deep copy): it must stay what asdict gave."""
+    from datetime import UTC, datetime
+
+    from vcost.models import Usage
+
+    completion = Completion(
+        text="t", config={"name": "m"}, request_hash="h", usage=Usage(3, None), latency_ms=1.5,
+        cost_usd=None, created_at=datetime(2026, 1, 2, tzinfo=UTC), finish_reason="stop",
+        raw={"choices": [{"message": {"content": "t"}}]}, from_cassette=True, attempts=2,
+        repeat=1, served_model="m-1",
+    )  # fmt: skip
+    expected = dataclasses.asdict(completion)
+    expected["created_at"] = completion.created_at.isoformat()
+    data = completion.to_dict()
+    assert list(data) == list(expected)
+    assert data == expected
+    assert Completion.from_dict(data) == completion
+
+
+def test_a_recorded_call_is_checked_and_hashed_once(
+    fresh: ProviderServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cassette hands its checked messages and hash to the adapter (no second pass)."""
+    import vcost.models._cassette as cassette_module
+    import vcost.models._client as client_module
+
+    hashed: list[int] = []
+
+    def counting(*args: object, **kwargs: object) -> str:
+        hashed.append(1)
+        return request_hash(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(client_module, "request_hash", counting)
+    monkeypatch.setattr(cassette_module, "request_hash", counting)
+    router = RoutingClient()
+    client = CassetteClient(router, Cassette(tmp_path / "c.jsonl", mode="record"))
+    config = make_config(fresh)
+    ask = [{"role": "user", "content": "hi"}]
+    try:
+        completion = client.complete(ask, config=config, repeat=2)
+    finally:
+        router.close()
+    assert hashed == [1]
+    assert completion.request_hash == request_hash(ask, config, 2)
+    assert fresh.count == 1

@@ -299,11 +299,13 @@ def check_keys(configs: Mapping[str, ModelConfig], mode: str) -> None:
 
 
 def sdk_modules(configs: Iterable[ModelConfig], mode: str) -> tuple[str, ...]:
-    """The provider SDKs the first call to one of ``configs`` will import (none in replay
-    mode, where no call reaches a provider)."""
+    """What the first call to one of ``configs`` will import: ``httpx2`` for a non-streamed
+    call (sent without an SDK), the provider's SDK for a streamed one (none in replay mode,
+    where no call reaches a provider)."""
     if mode == "replay":
         return ()
-    return tuple(sorted({c.provider for c in configs}))  # the module is named as the provider
+    # an SDK module is named as the provider; it imports httpx2 itself
+    return tuple(sorted({c.provider if c.stream else "httpx2" for c in configs}))
 
 
 def import_in_background(

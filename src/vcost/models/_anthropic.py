@@ -4,7 +4,8 @@ The system prompt (``config.system_prompt``, then any ``role: system`` messages,
 line) goes in the ``system`` field. Anthropic takes no seed: ``config.seed`` is recorded and
 hashed but not sent. ``temperature`` is no longer a parameter of the SDK (models after Claude
 Opus 4.6 reject it), so it is sent through ``extra_body`` only when the config sets it. As for
-OpenAI, the SDK's retries are off and a non-streamed reply is read raw and parsed here.
+OpenAI, the SDK's retries are off, a non-streamed request is posted without the SDK
+(:mod:`vcost.models._wire`, temperature in the body) and its reply is read raw and parsed here.
 """
 
 from __future__ import annotations
@@ -85,18 +86,16 @@ class AnthropicClient(SdkAdapter["anthropic.Anthropic"]):
         return params
 
     def _attempt(self, messages: list[dict[str, str]], config: ModelConfig) -> Reply:
+        params = self.params(messages, config)
+        if not config.stream:
+            params.update(params.pop("extra_body", {}))  # the body as sent: plain JSON
+            return parse_message(self._post(params, config))
         import anthropic
 
-        sdk = self._sdk(config)
-        params = self.params(messages, config)
         try:
-            if config.stream:
-                return self._stream(sdk, params)
-            response = sdk.messages.with_raw_response.create(**params)
-            body = response.http_response.content
+            return self._stream(self._sdk(config), params)
         except (anthropic.AnthropicError, json.JSONDecodeError) as exc:
             raise sdk_failure(exc, anthropic) from None
-        return parse_message(body)
 
     def _stream(self, sdk: anthropic.Anthropic, params: dict[str, Any]) -> Reply:
         events: list[dict[str, Any]] = []

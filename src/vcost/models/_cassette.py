@@ -31,7 +31,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from vcost.errors import InputError
 from vcost.jsonl_log import JsonlLog
@@ -52,6 +52,23 @@ __all__ = ["Cassette", "CassetteClient", "CassetteMode", "ShippedCassette", "Shi
 
 CassetteMode = Literal["record", "replay", "auto"]
 _VERSION = 1
+
+
+@runtime_checkable
+class _Hashed(Protocol):
+    def complete_hashed(
+        self, checked: list[dict[str, str]], key: str, config: ModelConfig, repeat: int
+    ) -> Completion: ...
+
+
+def _call(
+    inner: ModelClient, checked: list[dict[str, str]], key: str, config: ModelConfig, repeat: int
+) -> Completion:
+    """Call ``inner``; an adapter or a RoutingClient takes the messages as checked and hashed
+    here rather than checking and hashing them again."""
+    if isinstance(inner, _Hashed):
+        return inner.complete_hashed(checked, key, config, repeat)
+    return inner.complete(checked, config=config, repeat=repeat)
 
 
 def _cassette_key(record: dict[str, Any]) -> str:
@@ -104,7 +121,8 @@ class Cassette:
     ) -> None:
         """Append one Completion under its request hash; durable when this returns
         (``durable=False``: queued, written and made durable by the next :meth:`sync`)."""
-        data = dataclasses.replace(completion, from_cassette=False).to_dict()
+        data = completion.to_dict()
+        data["from_cassette"] = False
         self._log.append(
             {"v": _VERSION, "key": completion.request_hash, "request": request, "completion": data},
             durable=durable,
@@ -166,7 +184,7 @@ class ShippedCassetteClient:
                 hint="record it with mode 'auto' or 'record', or check that the prompt, model "
                 "settings and repeat index match the recorded run",
             )
-        completion = self.inner.complete(checked, config=config, repeat=repeat)
+        completion = _call(self.inner, checked, key, config, repeat)
         data = dataclasses.replace(completion, from_cassette=False).to_dict()
         self.recorded.append((data, canonical_request(checked, config, repeat)))
         return completion
@@ -209,7 +227,7 @@ class CassetteClient:
                 hint="record it with mode 'auto' or 'record', or check that the prompt, model "
                 "settings and repeat index match the recorded run",
             )
-        completion = self.inner.complete(checked, config=config, repeat=repeat)
+        completion = _call(self.inner, checked, key, config, repeat)
         self.cassette.add(
             completion, canonical_request(checked, config, repeat), durable=self.sync_each_call
         )

@@ -31,6 +31,13 @@ class RoutingClient:
         adapter = self.anthropic if config.provider == "anthropic" else self.openai
         return adapter.complete(messages, config=config, repeat=repeat)
 
+    def complete_hashed(
+        self, checked: list[dict[str, str]], key: str, config: ModelConfig, repeat: int
+    ) -> Completion:
+        """See :meth:`vcost.models.OpenAIClient.complete_hashed`."""
+        adapter = self.anthropic if config.provider == "anthropic" else self.openai
+        return adapter.complete_hashed(checked, key, config, repeat)
+
     def complete_many(
         self, requests: Sequence[Request], *, concurrency: int | None = None
     ) -> list[Completion | ModelError]:

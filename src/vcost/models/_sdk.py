@@ -1,5 +1,6 @@
-"""What the two SDK adapters share: one SDK client per (base_url, key, timeout), the mapping of
-SDK exceptions to retry failures, and reading a raw JSON body.
+"""What the two SDK adapters share: one SDK client per (base_url, key, timeout) for streamed
+calls and batches, the :class:`~vcost.models._wire.Wire` that posts non-streamed calls without
+an SDK, the mapping of SDK exceptions to retry failures, and reading a raw JSON body.
 
 Both official SDKs have the same exception tree (``APIStatusError``, ``APITimeoutError``,
 ``APIConnectionError``, ``APIError``), so one mapping serves both.
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 from vcost.models._client import AdapterBase
 from vcost.models._config import ModelConfig
 from vcost.models._retry import Failure, RetryPolicy, failure_from_status
+from vcost.models._wire import Wire, wire_headers, wire_url
 
 if TYPE_CHECKING:
     import httpx2
@@ -62,6 +64,8 @@ class SdkAdapter(AdapterBase, Generic[S]):
         self._http_client = http_client
         self._sdks: dict[tuple[str | None, str, float], S] = {}
         self._sdk_lock = threading.Lock()
+        self._wire = Wire(http_client)
+        self._routes: dict[tuple[str | None, str], tuple[str, dict[str, str]]] = {}
 
     @abstractmethod
     def _new_sdk(self, config: ModelConfig, api_key: str) -> S:
@@ -74,9 +78,20 @@ class SdkAdapter(AdapterBase, Generic[S]):
                 self._sdks[key] = self._new_sdk(config, key[1])
             return self._sdks[key]
 
+    def _post(self, body: dict[str, Any], config: ModelConfig) -> bytes:
+        """Send a non-streamed call's ``body`` without the SDK (:mod:`vcost.models._wire`); the
+        URL and headers are worked out once per (base_url, key), as an SDK client is."""
+        key = (config.base_url, self.api_key(config))
+        route = self._routes.get(key)
+        if route is None:
+            route = self._routes[key] = (wire_url(config), wire_headers(config, key[1]))
+        return self._wire.post(route[0], body, route[1], config.timeout_s)
+
     def close(self) -> None:
-        """Close the SDK clients (their connection pools)."""
+        """Close the SDK clients and the wire's client (their connection pools)."""
         with self._sdk_lock:
             for sdk in self._sdks.values():
                 sdk.close()
             self._sdks.clear()
+            self._routes.clear()
+        self._wire.close()
