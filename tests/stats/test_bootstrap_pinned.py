@@ -1,0 +1,66 @@
+"""The pigeonhole bootstrap's replicate sums, bit for bit, against the loop they were first
+computed with: speed work on :func:`pigeonhole_sums` must not move a seeded number."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from numpy.typing import NDArray
+from scipy.sparse import coo_matrix, csr_matrix
+
+from vcost.stats.bootstrap import pigeonhole_sums
+
+
+def _reference(
+    y: NDArray[np.float64], rows: NDArray[np.intp], cols: NDArray[np.intp], reps: int, seed: int
+) -> NDArray[np.float64]:
+    """The replicate loop as first written (chunks of 32, counts column by column, a sparse
+    product, float32 weighting and ``add.reduceat`` over axis 0 in float64)."""
+    coo = coo_matrix(y)
+    width = coo.shape[1]
+    rng = np.random.default_rng(seed)
+    n_rows, n_cols = int(rows.max()) + 1, int(cols.max()) + 1
+    keys = coo.col.astype(np.int64) * n_rows + rows[coo.row]
+    uniq, key_row = np.unique(keys, return_inverse=True)
+    table = csr_matrix(
+        (coo.data.astype(np.float32), (key_row.ravel(), cols[coo.row])),
+        shape=(uniq.size, n_cols),
+    )
+    live, starts = np.unique(uniq // n_rows, return_index=True)
+    key_verifier = (uniq % n_rows).astype(np.intp)
+    out = np.zeros((reps, width))
+    for start in range(0, reps, 32):
+        k = min(32, reps - start)
+        w = []
+        for n in (n_rows, n_cols):
+            draws = rng.integers(0, n, size=(k, n), dtype=np.int32)
+            counts = np.empty((n, k), dtype=np.float32)
+            for i, row in enumerate(draws):
+                counts[:, i] = np.bincount(row, minlength=n)
+            w.append(counts)
+        per_verifier = table @ w[1]
+        per_verifier *= w[0][key_verifier]
+        out[start : start + k, live] = np.add.reduceat(
+            per_verifier, starts, axis=0, dtype=np.float64
+        ).T
+    return out
+
+
+@pytest.mark.parametrize(
+    ("episodes", "n_rows", "n_cols", "width", "reps"),
+    [(40, 3, 5, 1, 1), (300, 7, 40, 3, 33), (5000, 60, 900, 4, 70), (20000, 300, 3000, 2, 64)],
+)
+def test_replicates_equal_the_first_loop_bit_for_bit(
+    episodes: int, n_rows: int, n_cols: int, width: int, reps: int
+) -> None:
+    """Values spanning 60 orders of magnitude, negative values and zeros: any change in how the
+    float32 products or the float64 sums are ordered would show in the last bits here."""
+    rng = np.random.default_rng(episodes)
+    rows = rng.integers(0, n_rows, size=episodes)
+    cols = rng.integers(0, n_cols, size=episodes)
+    rows[:n_rows], cols[:n_cols] = np.arange(n_rows), np.arange(n_cols)
+    y = rng.standard_normal((episodes, width)) * 10.0 ** rng.integers(-30, 30, (episodes, width))
+    y[rng.random(y.shape) < 0.3] = 0.0
+    y[:, 0] = np.round(np.abs(y[:, 0])) % 3  # a count column too
+    got = pigeonhole_sums(y, rows, cols, reps=reps, seed=7).replicates
+    assert got.tobytes() == _reference(y, rows, cols, reps, 7).tobytes()
