@@ -94,7 +94,8 @@ def _same(a: Any, b: Any, where: str) -> None:
     elif isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
         return
     else:
-        assert a == b and type(a) is type(b), f"{where}: {a!r} != {b!r}"
+        assert type(a) is type(b), f"{where}: {a!r} != {b!r}"
+        assert a == b, f"{where}: {a!r} != {b!r}"
 
 
 @pytest.mark.parametrize("name", list(cases()))

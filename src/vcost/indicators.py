@@ -201,9 +201,11 @@ def instrumentation_bound(m: int, n: int, budget: float) -> float:
 class _Episodes:
     model: NDArray[np.intp]
     models: list[str]
+    answer_model: NDArray[np.intp]  # each answer's model (index into ``models``)
     output: NDArray[np.intp]  # index into answers
     verifier: NDArray[np.intp]
-    experience: NDArray[np.object_]  # the verifier's experience stratum, "" when not recorded
+    experience: NDArray[np.intp]  # index into ``levels``: the verifier's experience stratum
+    levels: list[str]  # experience strata, "" when not recorded
     resolved: NDArray[np.bool_]
     incorrect: NDArray[np.bool_]
     baseline: NDArray[np.bool_]
@@ -221,62 +223,106 @@ class _Episodes:
     usage: Float
 
 
-def _codes(values: pd.Series) -> NDArray[np.intp]:
-    return np.asarray(pd.factorize(values.astype(str), sort=True)[0], dtype=np.intp)
+def _text(values: pd.Series) -> NDArray[np.object_]:
+    """The column's values as strings, as ``values.astype(str)`` gives them.
+
+    A column of Python strings (the usual case) is returned as it is, with no copy; anything
+    else (missing values, numbers, categories) goes through ``astype(str)``.
+    """
+    raw = values.to_numpy()
+    if raw.dtype == object and pd.api.types.infer_dtype(raw, skipna=False) == "string":
+        return np.asarray(raw, dtype=object)
+    return np.asarray(values.astype(str).to_numpy(), dtype=object)
 
 
-def _experience(trace: Trace, verifier_ids: pd.Series) -> NDArray[np.object_]:
-    """Each episode's verifier experience (Step 4 metadata for stratified reporting)."""
+def _is(values: pd.Series, value: str) -> NDArray[np.bool_]:
+    """``values.astype(str) == value`` for one of the protocol's names (never "None" or "nan").
+
+    A column of strings and missing values is compared as it is (a missing value is never one
+    of the names); anything else goes through :func:`_text`.
+    """
+    raw = values.to_numpy()
+    if raw.dtype == object and pd.api.types.infer_dtype(raw, skipna=True) == "string":
+        return np.asarray(values.eq(value).to_numpy(), dtype=bool)
+    return np.asarray(_text(values) == value, dtype=bool)
+
+
+def _pick(values: NDArray[Any], rows: NDArray[np.intp] | None) -> NDArray[Any]:
+    return values if rows is None else values[rows]
+
+
+def _experience(
+    trace: Trace, verifier_ids: NDArray[np.object_]
+) -> tuple[NDArray[np.intp], list[str]]:
+    """Each verifier's experience (Step 4 metadata for stratified reporting), "" when not
+    recorded, as a code per entry of ``verifier_ids`` and the strata the codes index."""
     v = trace.verifiers
     if "experience" not in v or v.empty:
-        return np.full(len(verifier_ids), "", dtype=object)
+        return np.zeros(len(verifier_ids), dtype=np.intp), [""]
     level = v.set_index(v["verifier_id"].astype(str))["experience"].astype(object)
-    mapped = verifier_ids.astype(str).map(level.where(level.notna(), ""))
-    return np.asarray(mapped.fillna("").astype(str).to_numpy(), dtype=object)
+    mapped = pd.Series(verifier_ids).map(level.where(level.notna(), ""))
+    codes, levels = pd.factorize(mapped.fillna("").astype(str))
+    return np.asarray(codes, dtype=np.intp), [str(x) for x in levels]
 
 
 def _episodes(trace: Trace, settings: IndicatorSettings) -> _Episodes:
+    """The check episodes as flat arrays, with their outcome flags.
+
+    Columns are read once each as arrays (the frame itself is never filtered or copied), and
+    everything that depends only on the answer (ground truth, role, model) or the verifier
+    (experience) is worked out once per answer or verifier and then indexed per episode.
+    """
     ep = trace.episodes
-    ep = ep[ep["block"].astype(str) == "check"]
+    check = _text(ep["block"]) == "check"
+    pick: NDArray[np.intp] | None = None if bool(check.all()) else np.flatnonzero(check)
     answers = trace.answers
-    answer_index = pd.Index(answers["answer_id"].astype(str))
-    out = np.asarray(answer_index.get_indexer(pd.Index(ep["answer_id"].astype(str))), dtype=np.intp)
+    answer_index = pd.Index(_text(answers["answer_id"]))
+    answer_ids = _pick(_text(ep["answer_id"]), pick)
+    out = np.asarray(answer_index.get_indexer(pd.Index(answer_ids)), dtype=np.intp)
     if (out < 0).any():
-        bad = ep["answer_id"].astype(str).to_numpy()[out < 0][0]
+        bad = answer_ids[out < 0][0]
         raise TraceError(
             f"episode points to unknown answer '{bad}'",
             field="answer_id",
             hint="import the trace with `vcost trace import`, which checks references",
         )
-    gt = answers["ground_truth"].astype(str).to_numpy()[out]
-    role = (
-        answers["role"].astype(str).to_numpy()[out]
+    gt = _text(answers["ground_truth"])
+    baseline = (
+        _text(answers["role"]) == Role.BASELINE.value
         if "role" in answers
-        else np.full(out.size, Role.MODEL.value)
+        else np.zeros(len(answers), dtype=bool)
     )
-    models_all = answers["model_id"].astype(str).to_numpy()[out]
-    model_codes, model_names = pd.factorize(pd.Series(models_all), sort=True)
-    term = ep["termination"].astype(str).to_numpy()
-    accept = ep["verdict"].astype(str).to_numpy() == Verdict.ACCEPT.value
-    confidence = pd.to_numeric(ep["confidence"], errors="coerce").to_numpy(dtype=float)
-    effort = pd.to_numeric(ep["effort"]).to_numpy(dtype=float)
-    budget = pd.to_numeric(ep["budget"]).to_numpy(dtype=float)
+    model_codes, model_names = pd.factorize(_text(answers["model_id"]), sort=True)
+    term = _pick(_text(ep["termination"]), pick)
+    accept = _pick(_is(ep["verdict"], Verdict.ACCEPT.value), pick)
+    confidence = _pick(pd.to_numeric(ep["confidence"], errors="coerce").to_numpy(float), pick)
+    effort = _pick(pd.to_numeric(ep["effort"]).to_numpy(dtype=float), pick)
+    budget = _pick(pd.to_numeric(ep["budget"]).to_numpy(dtype=float), pick)
+    verifier_codes, verifier_ids = pd.factorize(_pick(_text(ep["verifier_id"]), pick), sort=True)
+    experience, levels = _experience(trace, np.asarray(verifier_ids, dtype=object))
 
-    resolved = gt != GroundTruth.INDETERMINATE.value
-    incorrect = gt == GroundTruth.INCORRECT.value
+    resolved = (gt != GroundTruth.INDETERMINATE.value)[out]
+    incorrect = (gt == GroundTruth.INCORRECT.value)[out]
     has_verdict = term == Termination.VERDICT.value
     right = has_verdict & (accept != incorrect)
+    # An episode without a confidence counts as -1, below any threshold on the scale.
+    if settings.tau > -1.0:
+        sure = confidence >= settings.tau
+    else:
+        sure = np.nan_to_num(confidence, nan=-1.0) >= settings.tau
     success = right & resolved
     wrong = has_verdict & ~right & resolved
     return _Episodes(
-        model=np.asarray(model_codes, dtype=np.intp),
+        model=np.asarray(model_codes, dtype=np.intp)[out],
         models=[str(m) for m in model_names],
+        answer_model=np.asarray(model_codes, dtype=np.intp),
         output=out,
-        verifier=_codes(ep["verifier_id"]),
-        experience=_experience(trace, ep["verifier_id"]),
+        verifier=np.asarray(verifier_codes, dtype=np.intp),
+        experience=experience[verifier_codes],
+        levels=levels,
         resolved=resolved,
         incorrect=incorrect & resolved,
-        baseline=role == Role.BASELINE.value,
+        baseline=baseline[out],
         success=success,
         wrong=wrong,
         false_accept=wrong & incorrect,
@@ -285,7 +331,8 @@ def _episodes(trace: Trace, settings: IndicatorSettings) -> _Episodes:
         unverifiable=(term == Termination.UNVERIFIABLE.value) & resolved,
         has_verdict=has_verdict & resolved,
         accept=accept,
-        premature=wrong & (np.nan_to_num(confidence, nan=-1.0) >= settings.tau),
+        # no confidence counts as -1 (below any threshold on the confidence scale)
+        premature=wrong & sure,
         effort=effort,
         budget=budget,
         usage=effort / budget,
@@ -417,26 +464,45 @@ def _cell_values(
 
     ``cells`` are disjoint masks over ``rows``; an episode's values sit in its own cell's block
     of columns and nowhere else, so each episode enters the bootstrap once, not once per stratum.
+    Entries are listed column by column, in episode order within each column: the order within
+    each column is what the bootstrap's sums depend on, and it is that of the episodes.
     """
     cell = np.full(rows.size, -1, dtype=np.intp)
     for i, mask in enumerate(cells):
         cell[mask] = i
     inside = np.flatnonzero(cell >= 0)
     sel = rows[inside]
+    base = cell[inside] * _BOOT_WIDTH
     success = e.success[sel]
     effort = e.effort[sel]
-    values = np.zeros((sel.size, _BOOT_WIDTH))
-    for j, name in enumerate(_BOOTSTRAPPED[1:7], start=1):
-        values[:, j] = getattr(e, name)[sel]
-    if with_usage:
-        values[:, _BOOTSTRAPPED.index("usage")] = e.usage[sel]
-    values[:, _BOOTSTRAPPED.index("other_effort")] = np.where(success, 0.0, effort)
-    values[:, _BOOTSTRAPPED.index("success_effort")] = np.where(success, effort, 0.0)
-    outcomes = [_BOOTSTRAPPED.index(c) for c in _OUTCOMES]
-    values[:, 0] = 1.0 - values[:, outcomes].sum(axis=1)
-    at, col = np.nonzero(values)
+    flags = {c: getattr(e, c)[sel] for c in _BOOTSTRAPPED[1:7]}
+    # "other" is 1 - the number of outcomes (0 or 1 of them, so normally 0): exact integers.
+    outcomes = np.zeros(sel.size, dtype=np.intp)
+    for c in _OUTCOMES:
+        outcomes += flags[c]
+    columns: list[NDArray[np.bool_] | Float] = [
+        1.0 - outcomes.astype(np.float64),
+        *flags.values(),
+        e.usage[sel] if with_usage else np.zeros(0),
+        np.where(success, 0.0, effort),
+        np.where(success, effort, 0.0),
+    ]
+    data: list[Float] = []
+    at: list[NDArray[np.intp]] = []
+    col: list[NDArray[np.intp]] = []
+    for j, values in enumerate(columns):
+        if values.size == 0:
+            continue
+        nz = np.flatnonzero(values)
+        data.append(
+            np.ones(nz.size)
+            if values.dtype == np.bool_
+            else np.asarray(values[nz], dtype=np.float64)
+        )
+        at.append(inside[nz])
+        col.append(base[nz] + j)
     return coo_matrix(
-        (values[at, col], (inside[at], cell[inside[at]] * _BOOT_WIDTH + col)),
+        (np.concatenate(data), (np.concatenate(at), np.concatenate(col))),
         shape=(rows.size, len(cells) * _BOOT_WIDTH),
     )
 
@@ -580,7 +646,7 @@ def _model(
     name: str,
     rows: NDArray[np.intp],
     e: _Episodes,
-    outputs: pd.DataFrame,
+    mine: pd.DataFrame,
     budget_sum: float,
     baseline_usage: float,
     s: IndicatorSettings,
@@ -591,11 +657,14 @@ def _model(
         "gt_incorrect": e.incorrect[rows],
     }
     experience = e.experience[rows]
-    levels = sorted(set(experience) - {""})
+    present = np.bincount(experience, minlength=len(e.levels)) > 0
+    code = {name: i for i, name in enumerate(e.levels)}
+    levels = sorted(name for name, seen in zip(e.levels, present, strict=True) if seen and name)
+    nobody = np.zeros(rows.size, dtype=bool)
     # Cells: ground truth x experience (each resolved episode in exactly one); the reported
     # strata are unions of cells.
     cells = {
-        f"{gt}|{level}": mask & (experience == level)
+        f"{gt}|{level}": mask & (experience == code[level]) if level in code else nobody
         for gt, mask in truth.items()
         for level in (*levels, "")
     }
@@ -605,8 +674,6 @@ def _model(
     for level in levels:
         groups[f"experience:{level}"] = tuple(k for k in cells if k.endswith(f"|{level}"))
     strata, point, reps = _strata_for(e, rows, cells, groups, s)
-    mine = outputs[(outputs["model_id"] == name) & (outputs["ground_truth"] == "incorrect")]
-    mine = mine[mine["verifiers"] > 0]
     verdicts = mine["verifiers"].to_numpy()
     alpha_value = _agreement(e, rows)
     correct_usage = strata["gt_correct"].observed_budget_consumption.value
@@ -654,6 +721,10 @@ def compute_indicators(
         baseline = strata["baseline"]
     baseline_usage = baseline.observed_budget_consumption.value if baseline else math.nan
 
+    # Incorrect outputs that were checked, for each model's VCE envelope.
+    checked = outputs["verifiers"].to_numpy() > 0
+    pool = np.flatnonzero(checked & (outputs["ground_truth"].to_numpy() == "incorrect"))
+    vce_pool, pool_model = outputs.iloc[pool], e.answer_model[pool]
     models: list[ModelIndicators] = []
     for code, name in enumerate(e.models):
         rows = np.flatnonzero((e.model == code) & ~e.baseline)
@@ -661,9 +732,8 @@ def compute_indicators(
             continue
         if progress:
             progress(name)
-        models.append(
-            _model(name, rows, e, outputs, float(e.budget[rows].sum()), baseline_usage, s)
-        )
+        mine = vce_pool[pool_model == code]
+        models.append(_model(name, rows, e, mine, float(e.budget[rows].sum()), baseline_usage, s))
 
     return IndicatorReport(
         settings=s,

@@ -16,6 +16,9 @@ ground truth x experience, and add strata up from cells).
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -115,6 +118,60 @@ def _transpose_into(src: NDArray[Any], dst: NDArray[Any]) -> None:
             dst[:, j : j + _BLOCK] = src[j : j + _BLOCK].T
 
 
+# Drawing the multiplicities on a second thread while the products of the chunk before run
+# pays off once a call draws this many numbers (the bench: 5 calls of 35 million each).
+_THREAD_DRAWS = 4_000_000
+
+
+def _threaded(clusters: int, reps: int) -> bool:
+    return clusters * reps >= _THREAD_DRAWS and (os.cpu_count() or 1) > 1
+
+
+class _Draws:
+    """The multiplicities of each chunk of replicates, drawn in order from one generator.
+
+    With ``threaded``, the next chunk is drawn on one worker thread while the caller works on
+    the current one (two sets of buffers, used in turn). Only that thread touches the
+    generator, one chunk after the other, so the numbers are the same as drawn inline; numpy
+    releases the GIL while it draws and counts.
+    """
+
+    def __init__(
+        self, rng: np.random.Generator, n_rows: int, n_cols: int, chunk: int, *, threaded: bool
+    ) -> None:
+        self.rng, self.n_rows, self.n_cols, self.threaded = rng, n_rows, n_cols, threaded
+        self.buffers = [
+            (
+                np.empty((n_rows, chunk), dtype=np.float32),
+                np.empty((n_cols, chunk), dtype=np.float32),
+                np.empty((chunk, max(n_rows, n_cols)), dtype=np.float32),
+            )
+            for _ in range(2 if threaded else 1)
+        ]
+
+    def _draw(self, k: int, slot: int) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
+        w_rows, w_cols, scratch = self.buffers[slot]
+        _counts_into(self.rng, self.n_rows, w_rows[:, :k], scratch)
+        _counts_into(self.rng, self.n_cols, w_cols[:, :k], scratch)
+        return w_rows[:, :k], w_cols[:, :k]
+
+    def chunks(self, sizes: list[int]) -> Iterator[tuple[NDArray[np.float32], NDArray[np.float32]]]:
+        """Verifier and output multiplicities (clusters x k) of each chunk, in order."""
+        if not self.threaded:
+            for k in sizes:
+                yield self._draw(k, 0)
+            return
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="vcost-draws") as pool:
+            pending = pool.submit(self._draw, sizes[0], 0) if sizes else None
+            for i in range(len(sizes)):
+                assert pending is not None
+                current = pending.result()
+                # The next chunk's buffers are the other set: the caller is done with them.
+                nxt = i + 1
+                pending = pool.submit(self._draw, sizes[nxt], nxt % 2) if nxt < len(sizes) else None
+                yield current
+
+
 def pigeonhole_sums(
     values: ArrayLike | sparray | spmatrix,
     rows: ArrayLike,
@@ -175,20 +232,17 @@ def pigeonhole_sums(
     key_verifier = (uniq % n_rows).astype(np.intp)
     live, starts = np.unique(key_col, return_index=True)
     out = np.zeros((reps, width))
-    w_rows = np.empty((n_rows, chunk), dtype=np.float32)
-    w_cols = np.empty((n_cols, chunk), dtype=np.float32)
-    scratch = np.empty((chunk, max(n_rows, n_cols)), dtype=np.float32)
     per_key = np.empty((chunk, uniq.size))
+    sizes = [min(chunk, reps - start) for start in range(0, reps, chunk)]
+    draws = _Draws(rng, n_rows, n_cols, chunk, threaded=_threaded(n_rows + n_cols, reps))
     # Random numbers are drawn chunk by chunk, verifiers then outputs, in the same order as
     # before the sparse product: seeded results (for a given ``chunk``) have not changed.
-    for start in range(0, reps, chunk):
-        k = min(chunk, reps - start)
-        _counts_into(rng, n_rows, w_rows[:, :k], scratch)
-        _counts_into(rng, n_cols, w_cols[:, :k], scratch)
+    for start, (w_rows, w_cols) in zip(range(0, reps, chunk), draws.chunks(sizes), strict=True):
         if not live.size:
             continue
-        per_verifier = table @ w_cols[:, :k]
-        per_verifier *= w_rows[key_verifier, :k]
+        k = w_rows.shape[1]
+        per_verifier = table @ w_cols
+        per_verifier *= w_rows[key_verifier]
         # Sum each column's verifier rows in float64. ``add.reduceat`` over the contiguous axis
         # of the transposed (float64) products adds exactly as it did over axis 0 of the
         # float32 products (first row, then numpy's pairwise sum of the rest: the same numbers
