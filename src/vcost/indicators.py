@@ -243,7 +243,10 @@ def _is(values: pd.Series, value: str) -> NDArray[np.bool_]:
     """
     raw = values.to_numpy()
     if raw.dtype == object and pd.api.types.infer_dtype(raw, skipna=True) == "string":
-        return np.asarray(values.eq(value).to_numpy(), dtype=bool)
+        try:
+            return np.asarray(raw == value, dtype=bool)
+        except TypeError:  # pd.NA has no truth value
+            pass
     return np.asarray(_text(values) == value, dtype=bool)
 
 
@@ -534,10 +537,23 @@ def _estimate(point: float, reps: Float, n: int, alpha: float) -> Estimate:
     return Estimate(float(point), lower, upper, n)
 
 
+@dataclass(frozen=True)
+class _Rows:
+    """The columns a stratum reads per episode, taken once for a set of rows."""
+
+    effort: Float
+    success: NDArray[np.bool_]
+    output: NDArray[np.intp]
+    verifier: NDArray[np.intp]
+
+    @classmethod
+    def of(cls, e: _Episodes, rows: NDArray[np.intp]) -> _Rows:
+        return cls(e.effort[rows], e.success[rows], e.output[rows], e.verifier[rows])
+
+
 def _stratum(
     name: str,
-    e: _Episodes,
-    rows: NDArray[np.intp],
+    sub: _Rows,
     mask: NDArray[np.bool_],
     point: Float,
     reps: Float,
@@ -552,13 +568,12 @@ def _stratum(
         rep = _ratio(reps[:, idx[num]], reps[:, idx[den]])
         return _estimate(value, rep, int(point[idx[den]]) if count is None else count, alpha)
 
-    sel = rows[mask]
-    times = e.effort[sel][e.success[sel]]
+    times = sub.effort[mask & sub.success]
     return StratumIndicators(
         stratum=name,
         episodes=n,
-        outputs=int(np.count_nonzero(np.bincount(e.output[sel]))),
-        verifiers=int(np.count_nonzero(np.bincount(e.verifier[sel]))),
+        outputs=int(np.count_nonzero(np.bincount(sub.output[mask]))),
+        verifiers=int(np.count_nonzero(np.bincount(sub.verifier[mask]))),
         success=est("success"),
         wrong_verdict=est("wrong"),
         false_accept=est("false_accept"),
@@ -598,6 +613,7 @@ def _strata_for(
         reps=s.bootstrap_reps,
         seed=s.seed,
     )
+    sub = _Rows.of(e, rows)
     width = _BOOT_WIDTH
     block = {k: slice(i * width, (i + 1) * width) for i, k in enumerate(names)}
     point: dict[str, Float] = {}
@@ -607,7 +623,7 @@ def _strata_for(
         point[name] = _expand(np.sum([sums.point[block[p]] for p in parts], axis=0), budget)
         reps[name] = _expand(np.sum([sums.replicates[:, block[p]] for p in parts], axis=0), budget)
         mask = np.logical_or.reduce([cells[p] for p in parts])
-        result[name] = _stratum(name, e, rows, mask, point[name], reps[name], s.alpha)
+        result[name] = _stratum(name, sub, mask, point[name], reps[name], s.alpha)
     return (
         result,
         np.concatenate([point[k] for k in strata]),

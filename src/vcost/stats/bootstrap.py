@@ -90,16 +90,17 @@ def _counts_into(
     a new cache line per count and cost twice as much.
     """
     k = out.shape[1]
-    # int32 draws are the same numbers as the default int64 ones (numpy draws bounded integers
-    # below 2**32 from 32-bit values either way; the draws test pins this) in half the memory.
-    draws = rng.integers(0, n, size=(k, n), dtype=np.int32 if n < 2**31 else np.int64)
+    # int64 draws are the same numbers as int32 ones (numpy draws bounded integers below 2**32
+    # from 32-bit values either way; tests/stats/test_bootstrap_pinned.py draws int32 and pins
+    # this), and ``bincount`` counts them without converting them first.
+    draws = rng.integers(0, n, size=(k, n), dtype=np.int64)
     counts = scratch[:k, :n]
     for i, row in enumerate(draws):
         counts[i] = np.bincount(row, minlength=n)
     _transpose_into(counts, out)
 
 
-_BLOCK = 256  # rows per block of a transposed copy: a block of both sides stays in cache
+_BLOCK = 512  # rows per block of a transposed copy: a block of both sides stays in cache
 
 
 def _transpose_into(src: NDArray[Any], dst: NDArray[Any]) -> None:
@@ -242,12 +243,15 @@ def pigeonhole_sums(
             continue
         k = w_rows.shape[1]
         per_verifier = table @ w_cols
-        per_verifier *= w_rows[key_verifier]
-        # Sum each column's verifier rows in float64. ``add.reduceat`` over the contiguous axis
-        # of the transposed (float64) products adds exactly as it did over axis 0 of the
+        # Weight each row by its verifier's multiplicity (in float32, as always) and transpose
+        # to float64, block by block while the block is in cache. ``add.reduceat`` over the
+        # contiguous axis of the transposed sums then adds exactly as it did over axis 0 of the
         # float32 products (first row, then numpy's pairwise sum of the rest: the same numbers
         # in the same order), without striding across every row once per replicate.
-        _transpose_into(per_verifier, per_key[:k])
+        for j in range(0, uniq.size, _BLOCK):
+            block = per_verifier[j : j + _BLOCK]
+            block *= w_rows[key_verifier[j : j + _BLOCK]]
+            per_key[:k, j : j + _BLOCK] = block.T
         out[start : start + k, live] = np.add.reduceat(per_key[:k], starts, axis=1)
     return ReplicateSums(point, out)
 
