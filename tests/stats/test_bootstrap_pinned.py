@@ -8,6 +8,7 @@ import pytest
 from numpy.typing import NDArray
 from scipy.sparse import coo_matrix, csr_matrix
 
+import vcost.stats.bootstrap as bootstrap
 from vcost.stats.bootstrap import pigeonhole_sums
 
 
@@ -46,15 +47,24 @@ def _reference(
     return out
 
 
+@pytest.mark.parametrize("threaded", [False, True])
 @pytest.mark.parametrize(
     ("episodes", "n_rows", "n_cols", "width", "reps"),
     [(40, 3, 5, 1, 1), (300, 7, 40, 3, 33), (5000, 60, 900, 4, 70), (20000, 300, 3000, 2, 64)],
 )
 def test_replicates_equal_the_first_loop_bit_for_bit(
-    episodes: int, n_rows: int, n_cols: int, width: int, reps: int
+    episodes: int,
+    n_rows: int,
+    n_cols: int,
+    width: int,
+    reps: int,
+    threaded: bool,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Values spanning 60 orders of magnitude, negative values and zeros: any change in how the
-    float32 products or the float64 sums are ordered would show in the last bits here."""
+    float32 products or the float64 sums are ordered would show in the last bits here. Drawing
+    on the worker thread (large calls) or inline gives the same numbers."""
+    monkeypatch.setattr(bootstrap, "_THREAD_DRAWS", 1 if threaded else 10**18)
     rng = np.random.default_rng(episodes)
     rows = rng.integers(0, n_rows, size=episodes)
     cols = rng.integers(0, n_cols, size=episodes)
@@ -64,3 +74,19 @@ def test_replicates_equal_the_first_loop_bit_for_bit(
     y[:, 0] = np.round(np.abs(y[:, 0])) % 3  # a count column too
     got = pigeonhole_sums(y, rows, cols, reps=reps, seed=7).replicates
     assert got.tobytes() == _reference(y, rows, cols, reps, 7).tobytes()
+
+
+def test_a_generator_seed_continues_where_the_draws_left_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Drawing on the worker thread leaves a caller's generator in the same state as inline."""
+    rows = np.arange(50) % 5
+    cols = np.arange(50) % 7
+    y = np.arange(50.0)
+    after = []
+    for limit in (1, 10**18):
+        monkeypatch.setattr(bootstrap, "_THREAD_DRAWS", limit)
+        gen = np.random.default_rng(3)
+        pigeonhole_sums(y, rows, cols, reps=70, seed=gen)
+        after.append(gen.integers(0, 2**62))
+    assert after[0] == after[1]
