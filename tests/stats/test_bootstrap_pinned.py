@@ -63,8 +63,10 @@ def test_replicates_equal_the_first_loop_bit_for_bit(
 ) -> None:
     """Values spanning 60 orders of magnitude, negative values and zeros: any change in how the
     float32 products or the float64 sums are ordered would show in the last bits here. Drawing
-    on the worker thread (large calls) or inline gives the same numbers."""
+    on the worker thread and splitting the products over two threads (large calls) or doing
+    everything inline gives the same numbers."""
     monkeypatch.setattr(bootstrap, "_THREAD_DRAWS", 1 if threaded else 10**18)
+    monkeypatch.setattr(bootstrap, "_THREAD_PRODUCTS", 1 if threaded else 10**18)
     rng = np.random.default_rng(episodes)
     rows = rng.integers(0, n_rows, size=episodes)
     cols = rng.integers(0, n_cols, size=episodes)
@@ -90,3 +92,31 @@ def test_a_generator_seed_continues_where_the_draws_left_it(
         pigeonhole_sums(y, rows, cols, reps=70, seed=gen)
         after.append(gen.integers(0, 2**62))
     assert after[0] == after[1]
+
+
+@pytest.mark.parametrize("threaded", [False, True])
+def test_many_problems_give_the_sums_of_separate_calls(
+    threaded: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Problems of the same size share their draws and problems of other sizes draw their own;
+    either way, and with the products on one thread or two, each result is the separate call's."""
+    monkeypatch.setattr(bootstrap, "_THREAD_DRAWS", 1 if threaded else 10**18)
+    monkeypatch.setattr(bootstrap, "_THREAD_PRODUCTS", 1 if threaded else 10**18)
+    rng = np.random.default_rng(12)
+    problems = []
+    for n_rows, n_cols in [(40, 300), (40, 300), (25, 300), (40, 300), (1, 1)]:
+        size = 3 * n_cols
+        rows = rng.integers(0, n_rows, size=size)
+        cols = rng.integers(0, n_cols, size=size)
+        rows[:n_rows], cols[:n_cols] = np.arange(n_rows), np.arange(n_cols)
+        y = rng.standard_normal((size, 3)) * 10.0 ** rng.integers(-20, 20, (size, 3))
+        y[rng.random(y.shape) < 0.4] = 0.0
+        problems.append((y, rows, cols))
+    problems.append((np.zeros((0, 3)), np.zeros(0, dtype=int), np.zeros(0, dtype=int)))
+    many = bootstrap.pigeonhole_sums_many(problems, reps=75, seed=4)
+    for (y, rows, cols), got in zip(problems, many, strict=True):
+        alone = pigeonhole_sums(y, rows, cols, reps=75, seed=4)
+        assert got.replicates.tobytes() == alone.replicates.tobytes()
+        assert got.point.tobytes() == alone.point.tobytes()
+    y, rows, cols = problems[0]
+    assert many[0].replicates.tobytes() == _reference(y, rows, cols, 75, 4).tobytes()

@@ -37,12 +37,13 @@ from numpy.typing import NDArray
 from vcost import __version__
 from vcost.indicators._frame import _Episodes, _episodes
 from vcost.indicators._outputs import _output_table, output_table
-from vcost.indicators._strata import _effort_ratio, _strata_for
+from vcost.indicators._strata import _effort_ratio, _Job, _job, _strata_many
 from vcost.indicators._types import (
     ConditionalTime as ConditionalTime,
 )
 from vcost.indicators._types import (
     Estimate,
+    Float,
     IndicatorReport,
     IndicatorSettings,
     ModelIndicators,
@@ -79,15 +80,11 @@ def _agreement(e: _Episodes, rows: NDArray[np.intp]) -> float:
     return krippendorff_alpha_counts(counts, level="nominal")
 
 
-def _model(
-    name: str,
-    rows: NDArray[np.intp],
-    e: _Episodes,
-    mine: pd.DataFrame,
-    budget_sum: float,
-    baseline_usage: float,
-    s: IndicatorSettings,
-) -> ModelIndicators:
+def _model_cells(
+    e: _Episodes, rows: NDArray[np.intp]
+) -> tuple[dict[str, NDArray[np.bool_]], dict[str, tuple[str, ...]]]:
+    """A model's cells, ground truth x experience (each resolved episode in exactly one), and
+    its reported strata as unions of cells."""
     resolved = e.resolved[rows]
     truth = {
         "gt_correct": resolved & ~e.incorrect[rows],
@@ -98,8 +95,6 @@ def _model(
     code = {name: i for i, name in enumerate(e.levels)}
     levels = sorted(name for name, seen in zip(e.levels, present, strict=True) if seen and name)
     nobody = np.zeros(rows.size, dtype=bool)
-    # Cells: ground truth x experience (each resolved episode in exactly one); the reported
-    # strata are unions of cells.
     cells = {
         f"{gt}|{level}": mask & (experience == code[level]) if level in code else nobody
         for gt, mask in truth.items()
@@ -110,7 +105,19 @@ def _model(
         groups[gt] = tuple(k for k in cells if k.startswith(f"{gt}|"))
     for level in levels:
         groups[f"experience:{level}"] = tuple(k for k in cells if k.endswith(f"|{level}"))
-    strata, point, reps = _strata_for(e, rows, cells, groups, s)
+    return cells, groups
+
+
+def _model(
+    name: str,
+    rows: NDArray[np.intp],
+    e: _Episodes,
+    mine: pd.DataFrame,
+    sums: tuple[dict[str, StratumIndicators], Float, Float],
+    baseline_usage: float,
+    s: IndicatorSettings,
+) -> ModelIndicators:
+    strata, point, reps = sums
     verdicts = mine["verifiers"].to_numpy()
     alpha_value = _agreement(e, rows)
     correct_usage = strata["gt_correct"].observed_budget_consumption.value
@@ -126,8 +133,8 @@ def _model(
         ),
         agreement_alpha=alpha_value,
         verifier_uncertain=bool(math.isnan(alpha_value) or alpha_value < s.agreement_threshold),
-        indeterminate_episodes=int((~resolved).sum()),
-        instrumentation_bound=budget_sum,
+        indeterminate_episodes=int((~e.resolved[rows]).sum()),
+        instrumentation_bound=float(e.budget[rows].sum()),
         effort_spent=float(e.effort[rows].sum()),
         excess_consumption_over_baseline=correct_usage - baseline_usage,
     )
@@ -143,19 +150,31 @@ def compute_indicators(
     """Compute the Step 5 and Step 6 indicators of every model in ``trace``.
 
     ``settings`` default to the spec's declared values when a spec is given. Baseline answers
-    (role ``baseline``) form the known-correct baseline and are not a model.
+    (role ``baseline``) form the known-correct baseline and are not a model. The bootstrap of
+    the baseline and of every model runs in one pass (each with the declared seed, as if on its
+    own); ``progress`` is called with each model's name as its indicators are put together.
     """
     s = settings or (IndicatorSettings.from_spec(spec) if spec else IndicatorSettings())
     e = _episodes(trace, s)
     outputs = _output_table(trace, e, s)
 
-    baseline: StratumIndicators | None = None
+    jobs: list[_Job] = []
     base_rows = np.flatnonzero(e.baseline)
     if base_rows.size:
-        strata, _, _ = _strata_for(
-            e, base_rows, {"baseline": e.resolved[base_rows]}, {"baseline": ("baseline",)}, s
+        jobs.append(
+            _job(e, base_rows, {"baseline": e.resolved[base_rows]}, {"baseline": ("baseline",)})
         )
-        baseline = strata["baseline"]
+    chosen: list[tuple[int, str, NDArray[np.intp]]] = []
+    for code, name in enumerate(e.models):
+        rows = np.flatnonzero((e.model == code) & ~e.baseline)
+        if rows.size:
+            chosen.append((code, name, rows))
+            jobs.append(_job(e, rows, *_model_cells(e, rows)))
+    results = _strata_many(e, jobs, s)
+
+    baseline: StratumIndicators | None = None
+    if base_rows.size:
+        baseline = results.pop(0)[0]["baseline"]
     baseline_usage = baseline.observed_budget_consumption.value if baseline else math.nan
 
     # Incorrect outputs that were checked, for each model's VCE envelope.
@@ -163,14 +182,11 @@ def compute_indicators(
     pool = np.flatnonzero(checked & (outputs["ground_truth"].to_numpy() == "incorrect"))
     vce_pool, pool_model = outputs.iloc[pool], e.answer_model[pool]
     models: list[ModelIndicators] = []
-    for code, name in enumerate(e.models):
-        rows = np.flatnonzero((e.model == code) & ~e.baseline)
-        if rows.size == 0:
-            continue
+    for (code, name, rows), sums in zip(chosen, results, strict=True):
         if progress:
             progress(name)
         mine = vce_pool[pool_model == code]
-        models.append(_model(name, rows, e, mine, float(e.budget[rows].sum()), baseline_usage, s))
+        models.append(_model(name, rows, e, mine, sums, baseline_usage, s))
 
     return IndicatorReport(
         settings=s,

@@ -19,7 +19,7 @@ from vcost.indicators._types import (
     IndicatorSettings,
     StratumIndicators,
 )
-from vcost.stats.bootstrap import percentile_interval, pigeonhole_sums
+from vcost.stats.bootstrap import ReplicateSums, percentile_interval, pigeonhole_sums_many
 
 _RATES = (
     "success",
@@ -199,43 +199,69 @@ def _stratum(
     )
 
 
-def _strata_for(
+@dataclass(frozen=True)
+class _Job:
+    """One bootstrap pass over some episodes: their disjoint cells and the strata made of them."""
+
+    rows: NDArray[np.intp]
+    cells: Mapping[str, NDArray[np.bool_]]
+    strata: Mapping[str, tuple[str, ...]]
+    budget: float | None
+    problem: tuple[coo_matrix, NDArray[np.intp], NDArray[np.intp]]
+
+
+def _job(
     e: _Episodes,
     rows: NDArray[np.intp],
     cells: Mapping[str, NDArray[np.bool_]],
     strata: Mapping[str, tuple[str, ...]],
-    s: IndicatorSettings,
-) -> tuple[dict[str, StratumIndicators], Float, Float]:
-    """Indicators of several strata of the same episodes, from one bootstrap pass.
+) -> _Job:
+    """The bootstrap problem of these cells: values per cell, verifier and output codes.
 
     ``cells`` must be disjoint masks over ``rows``; each stratum is the union of some cells, so
     its sums are added up from theirs (exact for the integer-valued columns) instead of every
     episode being bootstrapped once per stratum it belongs to.
     """
-    names = list(cells)
     budget = _common_budget(e, rows)
-    sums = pigeonhole_sums(
-        _cell_values(e, rows, [cells[k] for k in names], with_usage=budget is None),
-        pd.factorize(e.verifier[rows])[0],
-        pd.factorize(e.output[rows])[0],
-        reps=s.bootstrap_reps,
-        seed=s.seed,
-    )
-    sub = _Rows.of(e, rows)
+    values = _cell_values(e, rows, list(cells.values()), with_usage=budget is None)
+    verifiers = np.asarray(pd.factorize(e.verifier[rows])[0], dtype=np.intp)
+    outputs = np.asarray(pd.factorize(e.output[rows])[0], dtype=np.intp)
+    return _Job(rows, cells, strata, budget, (values, verifiers, outputs))
+
+
+def _strata_many(
+    e: _Episodes, jobs: list[_Job], s: IndicatorSettings
+) -> list[tuple[dict[str, StratumIndicators], Float, Float]]:
+    """Indicators of each job's strata, and their point and replicate sums side by side.
+
+    Every job is bootstrapped with the declared seed, as if on its own (jobs of the same size
+    share the draws, which are the same numbers).
+    """
+    sums = pigeonhole_sums_many([j.problem for j in jobs], reps=s.bootstrap_reps, seed=s.seed)
+    return [_strata_of(e, j, x, s.alpha) for j, x in zip(jobs, sums, strict=True)]
+
+
+def _strata_of(
+    e: _Episodes, job: _Job, sums: ReplicateSums, alpha: float
+) -> tuple[dict[str, StratumIndicators], Float, Float]:
+    names = list(job.cells)
+    sub = _Rows.of(e, job.rows)
     width = _BOOT_WIDTH
     block = {k: slice(i * width, (i + 1) * width) for i, k in enumerate(names)}
     point: dict[str, Float] = {}
     reps: dict[str, Float] = {}
     result: dict[str, StratumIndicators] = {}
-    for name, parts in strata.items():
-        point[name] = _expand(np.sum([sums.point[block[p]] for p in parts], axis=0), budget)
-        reps[name] = _expand(np.sum([sums.replicates[:, block[p]] for p in parts], axis=0), budget)
-        mask = np.logical_or.reduce([cells[p] for p in parts])
-        result[name] = _stratum(name, sub, mask, point[name], reps[name], s.alpha)
+    for name, parts in job.strata.items():
+        point[name] = _expand(np.sum([sums.point[block[p]] for p in parts], axis=0), job.budget)
+        reps[name] = _expand(
+            np.sum([sums.replicates[:, block[p]] for p in parts], axis=0), job.budget
+        )
+        mask = np.logical_or.reduce([job.cells[p] for p in parts])
+        result[name] = _stratum(name, sub, mask, point[name], reps[name], alpha)
     return (
         result,
-        np.concatenate([point[k] for k in strata]),
-        np.hstack([reps[k] for k in strata]),
+        np.concatenate([point[k] for k in job.strata]),
+        np.hstack([reps[k] for k in job.strata]),
     )
 
 
