@@ -7,17 +7,21 @@ two-way cluster bootstrap as one matrix product per model and chunk of replicate
 output multiplicity weights times the episode columns, the textbook vectorisation; no Python
 loop over replicates). The older per-replicate pandas loop is kept as ``--loop-baseline`` for
 comparison with the figures it produced. Both use the same number of bootstrap replicates, by
-default vcost's default (1,000). Prints the wall and CPU times (CPU time is steadier on a
-shared machine) and the ratios, checks that the point estimates and the replicate spread
+default vcost's default (1,000). Both may use a second core (vcost draws the next chunk of
+bootstrap multiplicities on a worker thread; numpy's BLAS may thread the baseline's products).
+Prints the wall and CPU times (CPU time is steadier on a shared machine), the load average
+before and after, and the ratios, checks that the point estimates and the replicate spread
 agree, and appends a JSON line to bench/results/indicators.jsonl.
 
     python bench/bench_indicators.py [--episodes 1000000] [--reps 1000] [--loop-baseline]
+                                     [--note "branch, quiet"]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import time
 from datetime import UTC, datetime
@@ -155,6 +159,7 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=IndicatorSettings().bootstrap_reps)
     parser.add_argument("--loop-baseline", action="store_true",
                         help="also time the old per-replicate pandas loop (minutes)")  # fmt: skip
+    parser.add_argument("--note", default="", help="recorded with the figures (branch, load)")
     args = parser.parse_args()
     models = 5
     m = 6
@@ -175,12 +180,13 @@ def main() -> None:
         f"{study.verifiers} verifiers ({time.perf_counter() - t0:.1f} s to draw)"
     )
 
+    load_before = os.getloadavg()[0]
     t0, c0 = time.perf_counter(), time.process_time()
     report = compute_indicators(trace, IndicatorSettings(bootstrap_reps=args.reps))
     t_vcost, c_vcost = time.perf_counter() - t0, time.process_time() - c0
     print(
         f"vcost compute_indicators ({args.reps} bootstrap replicates): {t_vcost:.2f} s "
-        f"({c_vcost:.2f} s CPU)"
+        f"({c_vcost:.2f} s CPU, both threads)"
     )
 
     t0, c0 = time.perf_counter(), time.process_time()
@@ -190,7 +196,9 @@ def main() -> None:
         f"vectorised numpy/pandas baseline ({args.reps} replicates): {t_numpy:.2f} s "
         f"({c_numpy:.2f} s CPU, all threads)"
     )
+    load_after = os.getloadavg()[0]
     print(f"ratio baseline / vcost: {t_numpy / t_vcost:.2f}x (CPU time: {c_numpy / c_vcost:.2f}x)")
+    print(f"load average (1 min) {load_before:.2f} before, {load_after:.2f} after")
     t_loop = None
     if args.loop_baseline:
         t0 = time.perf_counter()
@@ -226,7 +234,8 @@ def main() -> None:
                     "baseline_cpu_s": round(c_numpy, 3),
                     "ratio": round(t_numpy / t_vcost, 2),
                     "loop_baseline_s": None if t_loop is None else round(t_loop, 3),
-                    "note": "measured while the machine was shared",
+                    "load_1m": [round(load_before, 2), round(load_after, 2)],
+                    "note": args.note,
                 }
             )
             + "\n"
