@@ -68,7 +68,7 @@ def {_TESTS_ENTRY}(source):
 """
 """A module whose one function runs a script (the code, then the tests) and returns its
 output: so a Run's script runs as a *call*, in one of the sandbox's warm sandboxes (about
-5 ms), not in a sandbox started for it (about 50 ms of wall time and 35 ms of CPU, issue 13).
+8 ms), not in a sandbox started for it (about 50 ms of wall time and 35 ms of CPU, issue 13).
 The script's own text is the call's input, relayed like any other."""
 
 
