@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from vcost.harness._run_worker import RUN_WORKER_NICE, RunWorker
@@ -20,7 +21,12 @@ def _die_the_first_time(marker: str) -> tuple[int, int]:
 def test_a_dead_worker_is_replaced_and_the_run_tried_again(tmp_path: Path) -> None:
     worker = RunWorker(1)
     try:
-        pid, nice = asyncio.run(worker.run(_die_the_first_time, str(tmp_path / "marker")))
+        # a loop of its own, on a thread of its own (the test process may hold a running loop)
+        with ThreadPoolExecutor(1) as thread:
+            marker = str(tmp_path / "marker")
+            pid, nice = thread.submit(
+                lambda: asyncio.run(worker.run(_die_the_first_time, marker))
+            ).result()
     finally:
         worker.stop()
     assert (tmp_path / "marker").read_text() == "died once"
