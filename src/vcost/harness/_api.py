@@ -25,11 +25,11 @@ from vcost.harness._web import (
     MAX_EVENTS,
     _ctx,
     _db,
+    _in_run_pool,
     _json,
     _login,
     _not_logged_in,
     _parse_json,
-    _sandboxed,
     _text,
 )
 from vcost.tasks import CodeTask
@@ -55,9 +55,7 @@ async def api_run(request: Request) -> Response:
         screening_task = ctx.harness.material.screening_task
         if p.stage != "screening" or screening_task is None:
             raise HTTPException(409, "not in screening")
-        result = await _sandboxed(
-            ctx.run_pool, run_code, ctx.run_sandbox, screening_task, code, tests
-        )
+        result = await _in_run_pool(ctx, run_code, ctx.run_sandbox, screening_task, code, tests)
         await _db(
             ctx, ctx.harness.record_run, p, None, {"screening": True}, run_id=secrets.token_hex(6)
         )
@@ -73,15 +71,15 @@ async def api_run(request: Request) -> Response:
     if item.block == "do":
         await _db(ctx, ctx.harness.save_draft, p, item.item_id, code, tests)
         if isinstance(task, CodeTask):
-            result = await _sandboxed(ctx.run_pool, run_code, ctx.run_sandbox, task, code, tests)
+            result = await _in_run_pool(ctx, run_code, ctx.run_sandbox, task, code, tests)
         else:
-            result = await _sandboxed(ctx.run_pool, run_data, ctx.run_sandbox, task, code)
+            result = await _in_run_pool(ctx, run_data, ctx.run_sandbox, task, code)
     else:
         assert item.answer_id is not None
         await _db(ctx, ctx.harness.save_draft, p, item.item_id, None, tests)
         answer = ctx.harness.material.answer(item.answer_id)
-        result = await _sandboxed(
-            ctx.run_pool, run_answer, ctx.run_sandbox, task, answer, tests, own=tests
+        result = await _in_run_pool(
+            ctx, run_answer, ctx.run_sandbox, task, answer, tests, own=tests
         )
     examples = result.get("examples") or []
     await _db(

@@ -108,12 +108,13 @@ def create_app(
     sweep_seconds: float | None = 1.0,
     admin_token: str | None = None,
     base_url: str | None = None,
+    runs_in_process: bool = False,
 ) -> Starlette:
     """The harness's ASGI app. ``sweep_seconds=None`` turns the deadline sweep off
     (deadlines still hold: every request checks them); without ``admin_token`` the
     researcher side (``/admin``) refuses everyone; an https ``base_url`` (the public address,
     e.g. behind a TLS proxy) makes every cookie ``Secure``."""
-    ctx = _Ctx(harness, sandbox, admin_token)
+    ctx = _Ctx(harness, sandbox, admin_token, runs_in_process=runs_in_process)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -135,6 +136,8 @@ def create_app(
             if thread is not None:
                 thread.join(timeout=5)
             ctx.writer.stop()
+            if ctx.run_worker is not None:
+                ctx.run_worker.stop()
 
     routes = [
         Route("/", home),

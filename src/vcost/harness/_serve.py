@@ -113,6 +113,7 @@ def app_from_env() -> Starlette:
         harness,
         admin_token=admin_token(folder, harness.material),
         base_url=os.environ.get(BASE_URL_ENV),
+        runs_in_process=True,
     )
     harness.store.checkpoint_in_background()
     settle_heap()

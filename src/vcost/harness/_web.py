@@ -28,6 +28,7 @@ from starlette.responses import HTMLResponse, RedirectResponse
 from starlette.templating import Jinja2Templates
 
 from vcost.harness._ingest import EventWriter
+from vcost.harness._run_worker import RunWorker
 from vcost.harness._runs import GRADE_LIMITS, RUN_LIMITS, grade_submission
 from vcost.harness._state import Harness, Participant, Step, hash_token
 from vcost.sandbox import Sandbox
@@ -93,9 +94,15 @@ class _Ctx:
     """The app's shared objects."""
 
     def __init__(
-        self, harness: Harness, sandbox: Sandbox | None, admin_token: str | None = None
+        self,
+        harness: Harness,
+        sandbox: Sandbox | None,
+        admin_token: str | None = None,
+        *,
+        runs_in_process: bool = False,
     ) -> None:
         self.harness = harness
+        self.run_worker = RunWorker(SANDBOX_WORKERS) if runs_in_process else None
         self._sandbox = self._given = sandbox
         self.secret = harness.secret()
         self.admin_token = admin_token
@@ -166,6 +173,14 @@ async def _sandboxed(
     """Run sandbox work in a worker thread of a bounded pool (off the event loop):
     ``ctx.run_pool`` for Runs, ``ctx.grade_pool`` for grading."""
     return await anyio.to_thread.run_sync(functools.partial(fn, *args, **kwargs), limiter=pool)
+
+
+async def _in_run_pool(ctx: _Ctx, fn: Callable[_P, _R], *args: _P.args, **kwargs: _P.kwargs) -> _R:
+    """A Run's sandbox work: in the Run worker process when the app has one (`vcost serve`),
+    else in a thread of the bounded Run pool."""
+    if ctx.run_worker is not None:
+        return await ctx.run_worker.run(fn, *args, **kwargs)
+    return await _sandboxed(ctx.run_pool, fn, *args, **kwargs)
 
 
 def _ctx(request: Request) -> _Ctx:
