@@ -113,7 +113,9 @@ def create_app(
     """The harness's ASGI app. ``sweep_seconds=None`` turns the deadline sweep off
     (deadlines still hold: every request checks them); without ``admin_token`` the
     researcher side (``/admin``) refuses everyone; an https ``base_url`` (the public address,
-    e.g. behind a TLS proxy) makes every cookie ``Secure``."""
+    e.g. behind a TLS proxy) makes every cookie ``Secure``; ``runs_in_process`` sends Runs
+    to a worker process of their own at nice 19 (what `vcost serve` does) instead of threads
+    of this process."""
     ctx = _Ctx(harness, sandbox, admin_token, runs_in_process=runs_in_process)
 
     @asynccontextmanager
