@@ -7,7 +7,7 @@ writer need. With 33 Runs a second (1,000 participants) that was the rest of the
 tail (issue 13). Here Runs go to a worker process started once (spawned, never forked from
 the threaded web process) and kept at nice 19, like the sandboxes it drives: its own warm
 sandboxes, its own interpreter lock. A worker that dies is replaced and the Run tried once
-more in the new one.
+more in the new one; a worker whose web process is gone (killed outright) ends itself.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import logging
 import multiprocessing
 import os
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -28,13 +29,25 @@ __all__ = ["RUN_WORKER_NICE", "RunWorker"]
 RUN_WORKER_NICE = 19
 """Nice value added to the worker process (its Python work yields the CPU to the web's)."""
 
+_WATCH_SECONDS = 0.5  # how often a worker looks whether the web process is still there
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
 _log = logging.getLogger("vcost.harness")
 
 
-def _yield_the_cpu() -> None:
+def _start_worker() -> None:
+    """In the worker, first: yield the CPU, and end with the web process. A worker blocks on
+    its task queue, whose pipe it holds both ends of, so a web process killed outright
+    (SIGKILL, a crash) would leave it, and its warm sandboxes, running for ever."""
     os.nice(RUN_WORKER_NICE)
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(_WATCH_SECONDS)
+        os._exit(0)  # its sandboxes end with it (bubblewrap's --die-with-parent)
+
+    threading.Thread(target=watch, name="vcost-run-worker-watch", daemon=True).start()
 
 
 class RunWorker:
@@ -56,7 +69,7 @@ class RunWorker:
                 self._executor = ProcessPoolExecutor(
                     max_workers=self.workers,
                     mp_context=multiprocessing.get_context("spawn"),
-                    initializer=_yield_the_cpu,
+                    initializer=_start_worker,
                 )
             return self._executor
 
