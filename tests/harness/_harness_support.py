@@ -138,6 +138,13 @@ def to_first_session(client: Client, token: str) -> Reply:
     return page
 
 
+def first_item(client: Client, token: str) -> tuple[Reply, str]:
+    """Through practice to session 1's first item: its page and its item id."""
+    to_first_session(client, token)
+    page = client.post("/session")
+    return page, client.item_id(page.body)
+
+
 def rows(store: Store, table: sa.Table) -> list[dict[str, Any]]:
     with store.engine.connect() as conn:
         return [dict(r._mapping) for r in conn.execute(sa.select(table).order_by(table.c.seq))]

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _harness_support import Client, copy_study, invite, rows, to_first_session
+from _harness_support import Client, copy_study, first_item, invite, rows
 
 from vcost.store import Store
 from vcost.store import _schema as s
@@ -155,9 +155,7 @@ def test_a_timed_out_run_keeps_its_partial_output(
     token = invite(demo_study, url)
     server = start_server(demo_study, url)
     client = Client(server.base)
-    to_first_session(client, token)
-    page = client.post("/session")
-    item = client.item_id(page.body)
+    _, item = first_item(client, token)
     tests = "print('got this far')\nwhile True:\n    pass\n"
     reply = client.post_json("/api/run", {"item_id": item, "code": "x = 1\n", "tests": tests})
     assert reply.status == 200, reply.body

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from _harness_support import Client, invite, to_first_session
+from _harness_support import Client, first_item, invite
 
 
 def test_a_run_is_niced_and_grading_is_not(
@@ -21,8 +21,7 @@ def test_a_run_is_niced_and_grading_is_not(
     requests and event batches); the submission of the same code is graded."""
     server = start_server(demo_study, store_url)
     client = Client(server.base)
-    page = to_first_session(client, invite(demo_study, store_url))
-    page = client.post("/session")
+    page, _ = first_item(client, invite(demo_study, store_url))
     if "/task/submit" not in page.body:  # check first: answer it to reach the do item
         page = client.post(
             "/task/verdict",

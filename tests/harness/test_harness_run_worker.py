@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from _harness_support import Client, invite, to_first_session
+from _harness_support import Client, first_item, invite
 
 from vcost.harness._run_worker import RUN_WORKER_NICE, RunWorker
 
@@ -64,9 +64,7 @@ def test_the_worker_ends_when_vcost_serve_is_killed(
     token = invite(demo_study, url)
     server = start_server(demo_study, url)
     client = Client(server.base)
-    to_first_session(client, token)
-    page = client.post("/session")
-    item = client.item_id(page.body)
+    _, item = first_item(client, token)
     reply = client.post_json("/api/run", {"item_id": item, "code": "x = 1\n", "tests": "print(x)"})
     assert reply.status == 200, reply.body
     workers = _workers_of(server.process.pid)
