@@ -14,6 +14,7 @@ thread (see :class:`_Launcher`).
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import logging
 import os
@@ -64,9 +65,14 @@ CALLS_PRELOAD = (
 _T = TypeVar("_T")
 
 
+@functools.cache
+def _nice_binary() -> str | None:
+    return shutil.which("nice")
+
+
 def _niced(argv: list[str], nice: int) -> list[str]:
     """``argv`` started through coreutils' ``nice`` (inherited by every process it forks)."""
-    binary = shutil.which("nice")
+    binary = _nice_binary()  # looked up once, not on every sandbox start
     if binary is None:
         raise SandboxError(
             f"Limits.nice={nice} needs the nice command (coreutils)", hint="install coreutils"
