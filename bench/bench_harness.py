@@ -3,7 +3,8 @@
 The scenario (issue 13): each of N participants holds an open item and sends a batch of 5
 content-free events every second on one keep-alive connection, and presses Run (the task's
 code and a one-line test, in the sandbox) every 30 seconds on a second connection, so N = 1,000
-holds 2,000 connections (one asyncio client process; its descriptor limit is raised). The
+holds 2,000 connections (one asyncio client process, bench/_load_client.py; its descriptor
+limit is raised). The
 schedule is fixed in advance (open loop): every latency is measured from the request's
 **scheduled** send time, so a slow server cannot lower the offered load and hide in the
 numbers. After ``--seconds`` the client stops offering and waits for what is in flight (Runs
@@ -18,7 +19,11 @@ PostgreSQL), in a worker thread, acknowledging after the commit. It gets the sam
 - event batches: offered, acknowledged, per second; p50 / p99 / max latency from the schedule;
 - ingest ratio = vcost's acknowledged batches/s over bare's (goal >= 0.5 at N = 1,000);
 - events lost = acknowledged by the server minus stored (must be 0);
-- Runs: done, errors (anything but 200 or 429 rate-limited), p50 / p99 latency.
+- Runs: done, errors (anything but 200 or 429 rate-limited), p50 / p99 latency;
+- the client's own send lag (p99 of how late it sent against the schedule) and the CPU the
+  client and the server (with its Run worker and sandboxes) used in the offered window, in
+  cores: on two cores the client shares the machine, and a client short of CPU would show up
+  as server latency.
 
     python bench/bench_harness.py --participants 1000          # N = 1,000, SQLite + PostgreSQL
     python bench/bench_harness.py                              # N = 200 and 1,000
@@ -33,11 +38,9 @@ item through the library.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
 import platform
-import random
 import resource
 import socket
 import subprocess
@@ -45,7 +48,6 @@ import sys
 import tempfile
 import time
 import uuid
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -54,6 +56,7 @@ import numpy as np
 import sqlalchemy as sa
 from sqlalchemy.pool import NullPool
 
+from _load_client import Login, Tally, offer, run_loop
 from vcost import __version__
 from vcost.harness import COOKIE, make_demo_study, open_study
 from vcost.harness._web import _csrf
@@ -67,33 +70,6 @@ SETTINGS = (
     '[harness]\ntitle = "load benchmark"\nscreening = false\nrealism_count = 0\n'
     "run_per_minute = 12\nmax_body_kb = 256\n"
 )
-RUN_EVERY = 30.0
-KINDS = ("keys", "mouse", "scroll", "keys", "focus")
-
-
-@dataclass
-class Login:
-    participant_id: str
-    token: str
-    csrf: str
-    item_id: str
-    code: str
-
-
-@dataclass
-class Tally:
-    batch_ms: list[float] = field(default_factory=list)
-    batch_done: list[float] = field(default_factory=list)
-    run_ms: list[float] = field(default_factory=list)
-    batches_offered: int = 0
-    batch_errors: int = 0
-    runs_offered: int = 0
-    run_errors: int = 0
-    runs_limited: int = 0
-    acked_events: int = 0
-    error_kinds: dict[str, int] = field(default_factory=dict)
-    connections: int = 0
-    peak_connections: int = 0
 
 
 def free_port() -> int:
@@ -132,162 +108,6 @@ def logins(study: Path, url: str, n: int) -> list[Login]:
         return out
     finally:
         harness.store.close()
-
-
-# --------------------------------------------------------------------------------------------
-# The client: raw HTTP/1.1 over asyncio streams (one process holds thousands of connections)
-
-
-class Connection:
-    def __init__(self, port: int, tally: Tally) -> None:
-        self.port = port
-        self.tally = tally
-        self.reader: asyncio.StreamReader | None = None
-        self.writer: asyncio.StreamWriter | None = None
-
-    async def _open(self) -> None:
-        self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
-        self.tally.connections += 1
-        self.tally.peak_connections = max(self.tally.peak_connections, self.tally.connections)
-
-    def close(self) -> None:
-        if self.writer is not None:
-            self.writer.close()
-            self.tally.connections -= 1
-        self.reader = self.writer = None
-
-    async def post(self, path: str, body: bytes, cookie: str) -> tuple[int, bytes]:
-        if self.writer is None:
-            await self._open()
-        assert self.reader is not None
-        assert self.writer is not None
-        head = (
-            f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-            f"Cookie: {COOKIE}={cookie}\r\nContent-Length: {len(body)}\r\n\r\n"
-        )
-        try:
-            self.writer.write(head.encode() + body)
-            await self.writer.drain()
-            status_line = await self.reader.readline()
-            status = int(status_line.split()[1])
-            length, close = 0, False
-            while True:
-                line = await self.reader.readline()
-                if line in (b"\r\n", b""):
-                    break
-                name, _, value = line.decode("latin-1").partition(":")
-                if name.lower() == "content-length":
-                    length = int(value)
-                elif name.lower() == "connection" and "close" in value.lower():
-                    close = True
-            data = await self.reader.readexactly(length)
-        except (OSError, ValueError, IndexError, asyncio.IncompleteReadError):
-            self.close()
-            raise
-        if close:
-            self.close()
-        return status, data
-
-
-async def participant(
-    login: Login, port: int, seconds: float, tally: Tally, seed: int, start: float, runs: bool
-) -> None:
-    rng = random.Random(seed)
-    loop = asyncio.get_running_loop()
-    events_conn, run_conn = Connection(port, tally), Connection(port, tally)
-    await events_conn._open()
-    if runs:
-        await run_conn._open()
-    first = start + rng.uniform(0, 1)
-    run_first = start + rng.uniform(0, RUN_EVERY)
-
-    async def batches() -> None:
-        k = 0
-        while True:
-            due = first + k
-            if due >= start + seconds:
-                return
-            await asyncio.sleep(max(0.0, due - loop.time()))
-            k += 1
-            events = [
-                {"id": f"e{k}-{j}", "kind": kind, "t": int((due - start) * 1000),
-                 "n": rng.randint(1, 30)}
-                for j, kind in enumerate(KINDS)
-            ]  # fmt: skip
-            body = json.dumps(
-                {"csrf": login.csrf, "batch": f"b{k}", "item_id": login.item_id, "events": events}
-            ).encode()
-            tally.batches_offered += 1
-            try:
-                status, data = await events_conn.post("/api/events", body, login.token)
-            except (OSError, ValueError, IndexError, asyncio.IncompleteReadError) as error:
-                tally.batch_errors += 1
-                name = type(error).__name__
-                tally.error_kinds[name] = tally.error_kinds.get(name, 0) + 1
-                continue
-            if status == 200:
-                tally.batch_ms.append((loop.time() - due) * 1000)
-                tally.batch_done.append(loop.time() - start)
-                tally.acked_events += int(json.loads(data).get("added", len(events)))
-            else:
-                tally.batch_errors += 1
-                tally.error_kinds[str(status)] = tally.error_kinds.get(str(status), 0) + 1
-
-    async def presses() -> None:
-        k = 0
-        while True:
-            due = run_first + k * RUN_EVERY
-            if due >= start + seconds:
-                return
-            await asyncio.sleep(max(0.0, due - loop.time()))
-            k += 1
-            body = json.dumps(
-                {"csrf": login.csrf, "item_id": login.item_id, "code": login.code,
-                 "tests": "print(1)"}
-            ).encode()  # fmt: skip
-            tally.runs_offered += 1
-            try:
-                status, _ = await run_conn.post("/api/run", body, login.token)
-            except (OSError, ValueError, IndexError, asyncio.IncompleteReadError):
-                tally.run_errors += 1
-                continue
-            if status == 200:
-                tally.run_ms.append((loop.time() - due) * 1000)
-            elif status == 429:
-                tally.runs_limited += 1
-            else:
-                tally.run_errors += 1
-
-    try:
-        await asyncio.gather(batches(), presses() if runs else asyncio.sleep(0))
-    finally:
-        events_conn.close()
-        run_conn.close()
-
-
-async def offer(
-    people: list[Login], port: int, seconds: float, runs: bool, drain: float
-) -> tuple[Tally, float]:
-    tally = Tally()
-    loop = asyncio.get_running_loop()
-    start = loop.time() + 2.0 + len(people) / 1000  # time to open every connection first
-    tasks = [
-        asyncio.create_task(participant(p, port, seconds, tally, k, start, runs))
-        for k, p in enumerate(people)
-    ]
-    _, pending = await asyncio.wait(tasks, timeout=seconds + drain + 5 + start - loop.time())
-    for task in pending:
-        task.cancel()
-    return tally, start
-
-
-def run_loop(job: Any) -> Any:
-    """Run the client on uvloop when installed (a vcost dependency), else asyncio's loop."""
-    try:
-        import uvloop
-    except ImportError:
-        return asyncio.run(job)
-    return uvloop.run(job)
 
 
 # --------------------------------------------------------------------------------------------
@@ -464,6 +284,9 @@ def summary(name: str, tally: Tally, seconds: float, held: int) -> dict[str, Any
         "run_p50_ms": q(runs, 50),
         "run_p99_ms": q(runs, 99),
         "peak_connections": tally.peak_connections,
+        "client_send_lag_p99_ms": q(np.asarray(tally.send_lag_ms), 99),
+        "client_cpu_share": round(tally.cpu_client_s / seconds, 3),
+        "server_cpu_share": round(tally.cpu_server_s / seconds, 3),
     }
 
 
@@ -480,7 +303,7 @@ def one_config(
     )
     people = [Login(f"bare-{k}", uuid.uuid4().hex, "", f"item-{k}", "") for k in range(n)]
     try:
-        tally, _ = run_loop(offer(people, port, seconds, runs=False, drain=drain))
+        tally = run_loop(offer(people, COOKIE, port, seconds, False, drain, process.pid))
     finally:
         stop(process)
     out.append(summary("bare", tally, seconds, stored_bare(url)))
@@ -494,7 +317,7 @@ def one_config(
                "--db", url, "--port", str(port), "--workers", str(workers)]  # fmt: skip
     process = start(command, port, log)
     try:
-        tally, _ = run_loop(offer(people, port, seconds, runs=runs, drain=drain))
+        tally = run_loop(offer(people, COOKIE, port, seconds, runs, drain, process.pid))
     finally:
         stop(process)
     out.append(summary("vcost", tally, seconds, stored(url, [p.participant_id for p in people])))
@@ -515,7 +338,8 @@ def table(results: list[dict[str, Any]]) -> str:
     head = (
         f"{'backend':<10} {'N':>5} {'server':<6} {'batches/s':>9} {'of':>5} {'ratio':>6} "
         f"{'p50 ms':>8} {'p99 ms':>8} {'max ms':>8} {'lost':>5} {'errors':>6} "
-        f"{'runs':>5} {'of':>5} {'run err':>7} {'run p99 ms':>10} {'conns':>6}"
+        f"{'runs':>5} {'of':>5} {'run err':>7} {'run p99 ms':>10} {'conns':>6} "
+        f"{'lag p99':>7} {'cpu cli/srv':>11}"
     )
     lines = [head, "-" * len(head)]
     bare: dict[tuple[str, int], float] = {}
@@ -531,7 +355,9 @@ def table(results: list[dict[str, Any]]) -> str:
             f"{r['p50_ms']!s:>8} {r['p99_ms']!s:>8} {r['max_ms']!s:>8} {r['events_lost']:>5} "
             f"{r['batch_errors']:>6} {r['runs_done']:>5} {r['runs_offered']:>5} "
             f"{r['run_errors']:>7} "
-            f"{r['run_p99_ms']!s:>10} {r['peak_connections']:>6}"
+            f"{r['run_p99_ms']!s:>10} {r['peak_connections']:>6} "
+            f"{r['client_send_lag_p99_ms']!s:>7} "
+            f"{r['client_cpu_share']:>5.2f}/{r['server_cpu_share']:<5.2f}"
         )
     return "\n".join(lines)
 
@@ -596,7 +422,8 @@ def main() -> None:
         admin.dispose()
     print()
     print(f"open loop, {args.seconds:g} s offered per run; latency from the scheduled send;")
-    print("ratio = acknowledged batches/s over the bare durable-insert endpoint's, same run")
+    print("ratio = acknowledged batches/s over the bare durable-insert endpoint's, same run;")
+    print("lag p99 = how late the client itself sent (ms); cpu = cores used by client / server")
     print(table(results))
     lost = sum(r["events_lost"] for r in results)
     print(f"events lost: {lost} (must be 0); total {time.perf_counter() - started:.0f} s")

@@ -14,6 +14,7 @@ BENCH = Path(__file__).resolve().parent.parent / "bench"
 
 @pytest.mark.parametrize("script", sorted(BENCH.glob("bench_*.py")), ids=lambda p: p.name)
 def test_bench_script_imports(script: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.syspath_prepend(str(BENCH))  # as `python bench/X.py` runs: its helpers import
     spec = importlib.util.spec_from_file_location(f"bench_{script.stem}", script)
     assert spec is not None
     assert spec.loader is not None
