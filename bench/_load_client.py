@@ -5,8 +5,9 @@ One asyncio process holds every connection (two per participant). Each connectio
 reader, no per-line awaits, so the client's own CPU per request stays small beside the
 server's. That matters on two cores, where the client and the server share the machine: a
 client that falls behind its schedule would show up as server latency. It therefore also
-measures itself: how late each request left against its schedule (``send_lag``) and the CPU
-it used, reported beside the server's so a reader can tell which side was short of CPU.
+measures itself: how late it woke for a send due on a free connection (``send_lag``: its own
+event loop's delay, not the server's backlog) and the CPU it used, reported beside the
+server's, so a reader can tell which side was short of CPU.
 """
 
 from __future__ import annotations
@@ -161,7 +162,9 @@ async def participant(
             due = first + k
             if due >= start + seconds:
                 return
-            await asyncio.sleep(max(0.0, due - loop.time()))
+            if due > loop.time():  # the connection is free before the send is due
+                await asyncio.sleep(due - loop.time())
+                tally.send_lag_ms.append((loop.time() - due) * 1000)
             k += 1
             t = int((due - start) * 1000)
             events = [
@@ -172,7 +175,6 @@ async def participant(
                 {"csrf": login.csrf, "batch": f"b{k}", "item_id": login.item_id, "events": events}
             ).encode()
             tally.batches_offered += 1
-            tally.send_lag_ms.append((loop.time() - due) * 1000)
             try:
                 status, data = await events_conn.post(events_head, body)
             except (OSError, ValueError, IndexError) as error:

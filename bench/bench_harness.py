@@ -369,7 +369,7 @@ def main() -> None:
     )
     parser.add_argument("--seconds", type=float, default=30.0, help="offered load per run")
     parser.add_argument("--drain", type=float, default=240.0, help="wait for in-flight Runs")
-    parser.add_argument("--workers", type=int, default=1, help="vcost serve --workers (PG)")
+    parser.add_argument("--workers", type=int, default=1, help="vcost serve --workers")
     parser.add_argument("--no-postgres", action="store_true")
     parser.add_argument("--no-runs", action="store_true", help="events only (diagnosis)")
     parser.add_argument("--no-sqlite", action="store_true")
@@ -403,7 +403,15 @@ def main() -> None:
             if not args.no_sqlite:
                 url = f"sqlite:///{tmp / f'bench-{n}.db'}"
                 results += one_config(
-                    "sqlite", url, n, args.seconds, args.drain, tmp, study, 1, not args.no_runs
+                    "sqlite",
+                    url,
+                    n,
+                    args.seconds,
+                    args.drain,
+                    tmp,
+                    study,
+                    args.workers,
+                    not args.no_runs,
                 )
                 print(table(results))
             if not args.no_postgres:

@@ -99,3 +99,75 @@ def test_background_checkpoints_are_for_sqlite_files_only(store: Store) -> None:
         return
     store.checkpoint_in_background()
     assert not store.checkpointing
+
+
+_HOLDER = """
+import sys
+from vcost.store import Store
+with Store.open(sys.argv[1]) as store:
+    with store.writing() as conn:
+        conn.exec_driver_sql("CREATE TABLE IF NOT EXISTS held (x INTEGER)")
+        print("holding", flush=True)
+        sys.stdin.readline()
+    print("committed", flush=True)
+"""
+
+
+def test_writers_of_two_processes_queue_on_the_store_lock_not_in_sqlite(tmp_path: Path) -> None:
+    """`vcost serve --workers 2` on SQLite: a writer in another process holds the store; this
+    process's writer waits on the side file's lock and only then begins its transaction
+    (without it, it would sit in SQLite's sleeping busy handler, BEGIN IMMEDIATE issued)."""
+    import subprocess
+    import sys
+
+    url = f"sqlite:///{tmp_path / 'v.db'}"
+    began: list[float] = []
+    with Store.open(url) as store:  # opened first: opening writes (migrations) too
+
+        @sa.event.listens_for(store.engine, "before_cursor_execute")
+        def _seen(_c: Any, _cur: Any, statement: str, *_a: Any) -> None:
+            if statement.startswith("BEGIN IMMEDIATE"):
+                began.append(time.monotonic())
+
+        def write() -> None:
+            with store.writing() as conn:
+                conn.exec_driver_sql("INSERT INTO held VALUES (1)")
+
+        holder = subprocess.Popen(
+            [sys.executable, "-c", _HOLDER, url],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        assert holder.stdin is not None
+        assert holder.stdout is not None
+        try:
+            assert holder.stdout.readline().strip() == "holding"
+            writer = threading.Thread(target=write)
+            writer.start()
+            writer.join(0.5)
+            assert writer.is_alive()
+            assert began == []  # waiting on the lock, not inside SQLite
+            released = time.monotonic()
+            holder.stdin.write("\n")
+            holder.stdin.flush()
+            writer.join(10)
+            assert not writer.is_alive()
+            assert len(began) == 1
+            assert began[0] >= released
+            assert holder.stdout.readline().strip() == "committed"
+        finally:
+            holder.kill()
+            holder.wait(10)
+        with store.engine.connect() as conn:
+            assert conn.exec_driver_sql("SELECT count(*) FROM held").scalar_one() == 1
+    assert (tmp_path / "v.db.write-lock").exists()
+
+
+def test_the_store_lock_is_reentrant_and_held_by_one_thread(tmp_path: Path) -> None:
+    """A write inside a write (the same thread) does not wait for itself."""
+    with Store.open(f"sqlite:///{tmp_path / 'v.db'}") as store:
+        with store.writing() as outer:
+            outer.exec_driver_sql("CREATE TABLE t (x INTEGER)")
+            with store._write_lock:
+                outer.exec_driver_sql("INSERT INTO t VALUES (1)")
+        with store.engine.connect() as conn:
+            assert conn.exec_driver_sql("SELECT count(*) FROM t").scalar_one() == 1

@@ -21,7 +21,6 @@ with ``?options=-csearch_path%3Dmy_schema``.
 from __future__ import annotations
 
 import contextlib
-import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -41,6 +40,7 @@ from vcost.store._checkpoint import Checkpointer
 from vcost.store._engine import DEFAULT_URL_ENV, create_engine, resolve_url
 from vcost.store._migrations import LATEST_VERSION, current_version, migrate
 from vcost.store._values import Record, comparable, to_records, to_series
+from vcost.store._write_lock import WriteLock
 from vcost.trace import (
     ANSWER_COLUMNS,
     EPISODE_COLUMNS,
@@ -119,7 +119,8 @@ class Store:
 
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
-        self._write_lock = threading.RLock()
+        database = engine.url.database if engine.dialect.name == "sqlite" else None
+        self._write_lock = WriteLock(None if database in (None, "", ":memory:") else database)
         self._checkpointer: Checkpointer | None = None
 
     # -- lifecycle ---------------------------------------------------------------------------
@@ -150,6 +151,7 @@ class Store:
             self._checkpointer.stop()
             self._checkpointer = None
         self._engine.dispose()
+        self._write_lock.close()
 
     @property
     def checkpointing(self) -> bool:
@@ -209,10 +211,10 @@ class Store:
         """A write transaction, committed when the block ends (rolled back if it raises).
 
         On SQLite it takes the write lock up front (``BEGIN IMMEDIATE``), so concurrent
-        writers queue instead of failing half-way; and the writers of this process queue on
-        a lock of the store's own first. A waiting writer then starts the moment the one
-        before it commits, where SQLite's busy handler would sleep between tries (up to
-        100 ms a try: the tail latency of a busy web harness)."""
+        writers queue instead of failing half-way; and writers queue on a lock of the store's
+        own first, across threads and processes (:class:`WriteLock`). A waiting writer then
+        starts the moment the one before it commits, where SQLite's busy handler would sleep
+        between tries (up to 100 ms a try: the tail latency of a busy web harness)."""
         sqlite = self._engine.dialect.name == "sqlite"
         lock = self._write_lock if sqlite else contextlib.nullcontext()
         with lock, self._engine.connect() as conn:
