@@ -5,11 +5,17 @@ Python with its executable path: no browser is ever downloaded. Playwright's syn
 one session per process, so every test uses this session fixture instead of starting its own.
 The tests fail, never skip, when chromium or playwright is missing: scripts/system-deps.sh
 installs chromium, the ``dev`` extra installs playwright. Loaded from tests/conftest.py.
+
+Also the checks every report page gets (the study report, the audit report): it opens
+offline (:func:`offline_only`), has no horizontal overflow at a desktop's and a phone's width
+nor in print layout (:func:`assert_no_overflow`), its contents list links to its sections
+(:func:`contents_links`) and it prints to an A4 PDF (:func:`print_a4`).
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -52,3 +58,72 @@ def artifacts(tmp_path: Path) -> Path:
     root.mkdir(parents=True, exist_ok=True)
     print(f"screenshots: {root}")
     return root
+
+
+#: what sticks out past the window's right edge (wide tables scroll inside their own box)
+_OVERFLOW = """() => {
+    const w = window.innerWidth;
+    const out = [...document.querySelectorAll('body *')].filter(e => {
+        if (e.closest('.wide')) return false;  // wide tables scroll inside their own box
+        return e.getBoundingClientRect().right > w + 1;
+    });
+    return {scroll: document.documentElement.scrollWidth, width: w,
+            culprits: out.slice(0, 5).map(e => e.tagName + ' ' + e.textContent.slice(0, 40))};
+}"""
+A4_WIDTH_PX = 794  # A4's width in CSS px (and 1,123 its height)
+
+
+def offline_only(context: Any, url: str) -> list[str]:
+    """Let ``context`` load ``url`` and abort every other request; the list every request's
+    URL is appended to (the report must open offline)."""
+    requests: list[str] = []
+
+    def guard(route: Any) -> None:
+        requests.append(route.request.url)
+        if route.request.url == url:
+            route.continue_()
+        else:
+            route.abort()
+
+    context.route("**/*", guard)
+    return requests
+
+
+def assert_no_overflow(
+    page: Any, url: str, shots: Path, *, widths: tuple[int, ...] = (1280, 390), full_page: bool
+) -> None:
+    """No horizontal overflow of ``url`` at each of ``widths`` (a desktop and a phone; a
+    screenshot of each at ``<shots>-<width>px.png``), nor in print layout at A4 width. Leaves
+    the page on ``url`` at A4 width in screen media."""
+    for width in widths:
+        page.set_viewport_size({"width": width, "height": 900})
+        page.goto(url, wait_until="load")
+        found = page.evaluate(_OVERFLOW)
+        shot = shots.with_name(f"{shots.name}-{width}px.png")
+        page.screenshot(path=str(shot), full_page=full_page)
+        assert found["scroll"] <= width, found
+        assert not found["culprits"], found
+    page.emulate_media(media="print")
+    page.set_viewport_size({"width": A4_WIDTH_PX, "height": 1123})
+    page.goto(url, wait_until="load")
+    found = page.evaluate(_OVERFLOW)
+    assert found["scroll"] <= A4_WIDTH_PX, found
+    page.emulate_media(media="screen")
+
+
+def contents_links(page: Any) -> list[str]:
+    """The contents list's links; each must name a section (an ``h2`` id)."""
+    links: list[str] = page.eval_on_selector_all(
+        "nav a", "as => as.map(a => a.getAttribute('href'))"
+    )
+    ids = set(page.eval_on_selector_all("h2[id]", "hs => hs.map(h => '#' + h.id)"))
+    assert set(links) <= ids
+    return links
+
+
+def print_a4(page: Any, pdf: Path) -> int:
+    """Print the page to an A4 PDF at ``pdf``; its number of pages."""
+    page.pdf(path=str(pdf), format="A4")
+    data = pdf.read_bytes()
+    assert data.startswith(b"%PDF")
+    return max(int(n) for n in re.findall(rb"/Count (\d+)", data))

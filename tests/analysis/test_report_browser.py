@@ -10,13 +10,13 @@ must open offline). Screenshots go to ``$VCOST_TEST_ARTIFACTS`` or the test's tm
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
 
+from browser import assert_no_overflow, contents_links, offline_only, print_a4
 from vcost.cli import cli
 from vcost.report.study import PLOTS
 from vcost.simulate import PanelStudy, simulate_panel
@@ -45,26 +45,15 @@ def _report(tmp_path: Path, people: int) -> Path:
 def test_report_opens_offline_in_chromium_with_plots(
     tmp_path: Path, people: int, chromium: Any, artifacts: Path
 ) -> None:
-    from playwright.sync_api import Route
-
     out = _report(tmp_path, people)
     numbers = json.loads((out / "numbers.json").read_text())
     assert numbers["pilot"] is False
     assert len(numbers["meta"]["people"]) == people
     assert numbers["meta"]["spec_name"] == "core-study"
     url = (out / "report.html").resolve().as_uri()
-    requests: list[str] = []
-
-    def guard(route: Route) -> None:
-        requests.append(route.request.url)
-        if route.request.url == url:
-            route.continue_()
-        else:
-            route.abort()
-
     context = chromium.new_context(viewport={"width": 1100, "height": 900})
     try:
-        context.route("**/*", guard)
+        requests = offline_only(context, url)
         page = context.new_page()
         page.goto(url, wait_until="load")
         title = page.title()
@@ -92,17 +81,6 @@ def test_report_opens_offline_in_chromium_with_plots(
     print(f"report screenshot: {shot}")
 
 
-_OVERFLOW = """() => {
-    const w = window.innerWidth;
-    const out = [...document.querySelectorAll('body *')].filter(e => {
-        if (e.closest('.wide')) return false;  // wide tables scroll inside their own box
-        return e.getBoundingClientRect().right > w + 1;
-    });
-    return {scroll: document.documentElement.scrollWidth, width: w,
-            culprits: out.slice(0, 5).map(e => e.tagName + ' ' + e.textContent.slice(0, 40))};
-}"""
-
-
 def test_report_never_overflows_horizontally_and_prints_on_a4(
     tmp_path: Path, chromium: Any, artifacts: Path
 ) -> None:
@@ -120,37 +98,19 @@ def test_report_never_overflows_horizontally_and_prints_on_a4(
     context = chromium.new_context(viewport={"width": 1280, "height": 900})
     try:
         page = context.new_page()
-        for width in (1280, 390):
-            page.set_viewport_size({"width": width, "height": 900})
-            page.goto(url, wait_until="load")
-            found = page.evaluate(_OVERFLOW)
-            page.screenshot(path=str(artifacts / f"study-report-{width}px.png"))
-            assert found["scroll"] <= width, found
-            assert not found["culprits"], found
-        page.emulate_media(media="print")
-        page.set_viewport_size({"width": 794, "height": 1123})
-        page.goto(url, wait_until="load")
-        found = page.evaluate(_OVERFLOW)
-        assert found["scroll"] <= 794, found
-        page.emulate_media(media="screen")
-        links = page.eval_on_selector_all("nav a", "as => as.map(a => a.getAttribute('href'))")
-        ids = set(page.eval_on_selector_all("h2[id]", "hs => hs.map(h => '#' + h.id)"))
+        assert_no_overflow(page, url, artifacts / "study-report", full_page=False)
+        links = contents_links(page)
         captions = page.eval_on_selector_all(
             "figure", "fs => fs.map(f => f.lastElementChild.tagName + f.innerText.length)"
         )
         marked = page.eval_on_selector_all(
             "figure svg", "ss => ss.filter(s => s.textContent.includes('SYNTHETIC')).length"
         )
-        pdf = artifacts / "study-report-a4.pdf"
-        page.pdf(path=str(pdf), format="A4")
+        pages = print_a4(page, artifacts / "study-report-a4.pdf")
     finally:
         context.close()
     assert len(links) > 20
-    assert set(links) <= ids
     assert captions
     assert all(c.startswith("FIGCAPTION") for c in captions)
     assert marked == len(captions)
-    data = pdf.read_bytes()
-    assert data.startswith(b"%PDF")
-    pages = max(int(n) for n in re.findall(rb"/Count (\d+)", data))
     assert pages > 3  # A4 pages of the whole report

@@ -3,15 +3,15 @@ grader card and the audit report follow the same rules").
 
 A synthetic log (three models, two benchmarks, one with subjects, long model names, a true
 ``synthetic`` column) goes through the CLI; the HTML is opened in Debian's headless Chromium
-(tests/browser.py) at 1,280 and 390 px and in print layout, and printed to an A4 PDF, as
-tests/analysis/test_report_browser.py does for the study report.
+(tests/browser.py) at 1,280 and 390 px and in print layout, and printed to an A4 PDF, with
+the checks of tests/browser.py that tests/analysis/test_report_browser.py runs on the study
+report.
 """
 
 from __future__ import annotations
 
 import csv
 import json
-import re
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from browser import assert_no_overflow, contents_links, offline_only, print_a4
 from vcost.audit import AuditSettings, audit, audit_label, read_results
 from vcost.audit._plots import CAPTIONS
 from vcost.cli import cli
@@ -144,59 +145,24 @@ def test_gap_interval_half_width_matches_the_paired_normal_approximation(tmp_pat
         assert half == pytest.approx(pair.noise_floor, rel=0.10), pair
 
 
-_OVERFLOW = """() => {
-    const w = window.innerWidth;
-    const out = [...document.querySelectorAll('body *')].filter(e => {
-        if (e.closest('.wide')) return false;  // wide tables scroll inside their own box
-        return e.getBoundingClientRect().right > w + 1;
-    });
-    return {scroll: document.documentElement.scrollWidth, width: w,
-            culprits: out.slice(0, 5).map(e => e.tagName + ' ' + e.textContent.slice(0, 40))};
-}"""
-
-
 def test_audit_report_in_chromium_no_overflow_captions_synthetic_a4(
     tmp_path: Path, chromium: Any, artifacts: Path
 ) -> None:
     """No horizontal overflow at 1,280 or 390 px nor in print layout at A4 width (794 CSS px);
     no network request; the contents list links to every section; every plot has a caption
     under it and carries the SYNTHETIC label; the page prints to a multi-page A4 PDF."""
-    from playwright.sync_api import Route
-
     log = _write_log(tmp_path / "log.csv")
     out = tmp_path / "report"
     result = _run([str(log), "--report", str(out), "--reps", "200"])
     assert result.exit_code == 0, result.output
     url = (out / "report.html").resolve().as_uri()
-    requests: list[str] = []
-
-    def guard(route: Route) -> None:
-        requests.append(route.request.url)
-        if route.request.url == url:
-            route.continue_()
-        else:
-            route.abort()
-
     context = chromium.new_context(viewport={"width": 1280, "height": 900})
     try:
-        context.route("**/*", guard)
+        requests = offline_only(context, url)
         page = context.new_page()
-        for width in (1280, 390):
-            page.set_viewport_size({"width": width, "height": 900})
-            page.goto(url, wait_until="load")
-            found = page.evaluate(_OVERFLOW)
-            page.screenshot(path=str(artifacts / f"audit-report-{width}px.png"), full_page=True)
-            assert found["scroll"] <= width, found
-            assert not found["culprits"], found
-        page.emulate_media(media="print")
-        page.set_viewport_size({"width": 794, "height": 1123})
-        page.goto(url, wait_until="load")
-        found = page.evaluate(_OVERFLOW)
-        assert found["scroll"] <= 794, found
-        page.emulate_media(media="screen")
+        assert_no_overflow(page, url, artifacts / "audit-report", full_page=True)
         title = page.title()
-        links = page.eval_on_selector_all("nav a", "as => as.map(a => a.getAttribute('href'))")
-        ids = set(page.eval_on_selector_all("h2[id]", "hs => hs.map(h => '#' + h.id)"))
+        links = contents_links(page)
         figures = page.eval_on_selector_all(
             "figure",
             """fs => fs.map(f => {
@@ -208,8 +174,7 @@ def test_audit_report_in_chromium_no_overflow_captions_synthetic_a4(
             })""",
         )
         banner = page.inner_text(".banner")
-        pdf = artifacts / "audit-report-a4.pdf"
-        page.pdf(path=str(pdf), format="A4")
+        pages = print_a4(page, artifacts / "audit-report-a4.pdf")
     finally:
         context.close()
     assert requests
@@ -218,7 +183,6 @@ def test_audit_report_in_chromium_no_overflow_captions_synthetic_a4(
     assert banner.startswith("SYNTHETIC DATA")
     assert {"#summary", "#plots", "#methods", "#limitations", "#benchmark-reasoning-bench",
             "#benchmark-tiny-bench"} <= set(links)  # fmt: skip
-    assert set(links) <= ids
     assert len(figures) == 2
     for fig in figures:
         assert fig["last"] == "FIGCAPTION"
@@ -226,7 +190,4 @@ def test_audit_report_in_chromium_no_overflow_captions_synthetic_a4(
         assert fig["width"] > 100
         assert fig["marks"] > 5
         assert fig["synthetic"]
-    data = pdf.read_bytes()
-    assert data.startswith(b"%PDF")
-    pages = max(int(n) for n in re.findall(rb"/Count (\d+)", data))
     assert pages >= 3

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
-from _harness_support import SCREENING_OK, Client, copy_study, to_first_session
+from _harness_support import SCREENING_OK, Client, copy_study, first_item
 
 from vcost.store import Store
 from vcost.store import _schema as s
@@ -108,8 +108,7 @@ def open_first_item(
     (browser context, page, item id). The demo's session 1 is do-first. ``prepare(page)``
     runs before the item's page is opened."""
     client = Client(base)
-    to_first_session(client, token)
-    item = client.item_id(client.post("/session").body)
+    _, item = first_item(client, token)
     context = chromium.new_context(viewport=viewport or {"width": 1280, "height": 800})
     context.add_cookies([{"name": c.name, "value": c.value or "", "url": base} for c in client.jar])
     page = context.new_page()

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _harness_support import Client, copy_study, invite, to_first_session
+from _harness_support import Client, copy_study, first_item, invite
 
 from vcost.harness import StudyMaterial, open_study
 
@@ -41,11 +41,8 @@ def test_forbidden_access_is_refused(
     assert me.get("/admin").status == 403
     assert me.get("/admin/export").status == 403
 
-    to_first_session(me, token)
-    page = me.post("/session")
-    mine = me.item_id(page.body)
-    to_first_session(other, other_token)
-    theirs = other.item_id(other.post("/session").body)
+    _, mine = first_item(me, token)
+    _, theirs = first_item(other, other_token)
     assert "TEST MODE" in other.get("/task").body
 
     # another participant's task: every endpoint answers "no such task"

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-from _harness_support import Client, copy_study, invite, to_first_session
+from _harness_support import Client, copy_study, first_item, invite
 from click.testing import CliRunner
 
 from vcost.cli import cli
@@ -37,8 +37,7 @@ def _bearer(base: str, path: str, token: str) -> tuple[int, bytes]:
 
 def _one_session(client: Client, token: str) -> None:
     """Practice, then session 1: a fast 50 % verdict (a possible guess) and a do submission."""
-    to_first_session(client, token)
-    page = client.post("/session")
+    page, _ = first_item(client, token)
     for _ in range(2):
         item = client.item_id(page.body)
         if "/task/verdict" in page.body:

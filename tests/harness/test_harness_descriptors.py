@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from _harness_support import Client, episodes, invite, to_first_session
+from _harness_support import Client, episodes, first_item, invite
 
 from vcost.harness import make_demo_study
 from vcost.store import Store
@@ -120,8 +120,8 @@ def test_run_grading_and_the_sweep_work_past_1024_descriptors(
     pages = {}
     for person in ("P01", "P02"):
         client = Client(crowded)
-        to_first_session(client, invite(two_person_study, store_url, person))
-        pages[person] = (client, client.post("/session"))
+        page, _ = first_item(client, invite(two_person_study, store_url, person))
+        pages[person] = (client, page)
     # P01 meets do then check (the allocation's order), P02 check then do
     first, page = pages["P01"]
     assert "/task/submit" in page.body

@@ -9,7 +9,16 @@ from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
-from _harness_support import Client, copy_study, episodes, events, invite, rows, to_first_session
+from _harness_support import (
+    Client,
+    copy_study,
+    episodes,
+    events,
+    first_item,
+    invite,
+    rows,
+    to_first_session,
+)
 
 from vcost.store import Store
 from vcost.store import _schema as s
@@ -32,9 +41,8 @@ def test_sigkill_mid_check_loses_no_acknowledged_event_and_charges_no_downtime(
     token = invite(demo_study, store_url)
     server = start_server(demo_study, store_url)
     client = Client(server.base)
-    to_first_session(client, token)
-    page = client.post("/session")
-    page = client.post("/task/submit", {"item_id": client.item_id(page.body), "code": "x = 1\n"})
+    _, item = first_item(client, token)
+    page = client.post("/task/submit", {"item_id": item, "code": "x = 1\n"})
     assert "/task/verdict" in page.body  # now mid-check
     item = client.item_id(page.body)
     acknowledged = 0
@@ -93,9 +101,7 @@ def test_an_item_that_expires_during_an_outage_says_so(
     token = invite(study, url)
     server = start_server(study, url)
     client = Client(server.base)
-    to_first_session(client, token)
-    page = client.post("/session")
-    item = client.item_id(page.body)
+    _, item = first_item(client, token)
     server.kill()  # under 6 s left; down for 9 s: the deadline falls inside the outage
     time.sleep(9.0)
     start_server(study, url, port=server.port)
@@ -113,9 +119,7 @@ def test_duplicate_and_out_of_order_batches_are_stored_once(
     token = invite(demo_study, store_url)
     server = start_server(demo_study, store_url)
     client = Client(server.base)
-    to_first_session(client, token)
-    page = client.post("/session")
-    item = client.item_id(page.body)
+    _, item = first_item(client, token)
     b1 = _batch("b1", item, ["e1", "e2"], t=100)
     b2 = _batch("b2", item, ["e3", "e4"], t=200)
     assert client.post_json("/api/events", b2).json()["added"] == 2  # out of order
@@ -151,9 +155,7 @@ def test_a_tampered_client_clock_gains_no_time(
     token = invite(study, url)
     server = start_server(study, url)
     client = Client(server.base)
-    to_first_session(client, token)
-    page = client.post("/session")
-    item = client.item_id(page.body)
+    page, item = first_item(client, token)
     assert client.remaining_ms(page.body) <= 3000
     time.sleep(3.5)
     # the client claims it is early: offsets and wall times from before the deadline

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
-from _harness_support import Client, episodes, events, invite, rows, to_first_session
+from _harness_support import Client, episodes, events, first_item, invite, rows
 
 from vcost.store import Store
 from vcost.store import _schema as s
@@ -20,8 +20,7 @@ def test_a_participant_completes_the_study(
     token = invite(demo_study, store_url)
     server = start_server(demo_study, store_url)
     client = Client(server.base)
-    page = to_first_session(client, token)
-    page = client.post("/session")
+    page, _ = first_item(client, token)
     seen = []
     for n in range(2):
         item = client.item_id(page.body)

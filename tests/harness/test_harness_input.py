@@ -10,7 +10,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from _harness_support import Client, copy_study, events, invite, rows, to_first_session
+from _harness_support import Client, copy_study, events, first_item, invite, rows
 from click.testing import CliRunner
 
 from vcost.cli import cli
@@ -28,9 +28,8 @@ def _open_item(demo_study: Path, store_url: str, start_server: Any) -> tuple[Cli
     token = invite(demo_study, store_url)
     server = start_server(demo_study, store_url)
     client = Client(server.base)
-    to_first_session(client, token)
-    page = client.post("/session")
-    return client, client.item_id(page.body)
+    _, item = first_item(client, token)
+    return client, item
 
 
 def test_bad_event_batches_answer_400(demo_study: Path, store_url: str, start_server: Any) -> None:

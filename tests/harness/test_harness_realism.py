@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _harness_support import Client, invite, rows, to_first_session
+from _harness_support import Client, first_item, invite, rows
 
 from vcost.harness import make_demo_study, open_study
 from vcost.harness._realism import realism_plan
@@ -37,8 +37,7 @@ def spare_study(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _to_realism(client: Client, token: str) -> str:
-    to_first_session(client, token)
-    page = client.post("/session")
+    page, _ = first_item(client, token)
     for _ in range(2):
         item = client.item_id(page.body)
         if "/task/verdict" in page.body:

@@ -17,10 +17,10 @@ from vcost.errors import InputError
 if TYPE_CHECKING:  # the model clients load on first use (`vcost grade` needs none)
     from vcost.models import (
         BatchRunner,
+        CassetteClient,
         CassetteMode,
         CostMeter,
         CostProjection,
-        ModelClient,
         ModelConfig,
     )
 from vcost.tasks import BUNDLED_BANK, Task, load_bank
@@ -335,10 +335,11 @@ def import_in_background(
     return thread
 
 
-def model_client(cassette: Path, mode: str, *, sync_each_call: bool = True) -> ModelClient:
+def model_client(cassette: Path, mode: str, *, sync_each_call: bool = True) -> CassetteClient:
     """A client that records to / replays from ``cassette`` (mode replay needs no server).
     ``sync_each_call=False``: the caller syncs the cassette before it acknowledges a record
-    (:class:`vcost.models.CassetteClient`)."""
+    (:class:`vcost.models.CassetteClient`). The caller closes it (``with``, or ``close()``):
+    that closes its connection pools and the cassette's file."""
     from vcost.models import Cassette, CassetteClient, RoutingClient
 
     inner = None if mode == "replay" else RoutingClient()

@@ -202,44 +202,47 @@ def run(
     tasks = {t.id: t for t in load_tasks(bank, sorted({a.task_id for a in selection.answers}))}
     log = JudgmentLog(out / "judgments.jsonl")
     check_keys(checkers, mode)
-    # judge() syncs the cassette before the judgments it records (group commit)
-    client = model_client(cassette or out / "cassette.jsonl", mode, sync_each_call=False)
-    batch = batch_runner(
-        use_batch, out, cassette or out / "cassette.jsonl", mode, batch_poll, batch_retries, False
-    )
-    sandbox = None
-    if max_runs:
-        from vcost.sandbox import Sandbox
+    # judge() syncs the cassette before the judgments it records (group commit); the client
+    # (its connection pools and the cassette's file) is closed when the calls end, or fail
+    tape = cassette or out / "cassette.jsonl"
+    with model_client(tape, mode, sync_each_call=False) as client:
+        batch = batch_runner(use_batch, out, tape, mode, batch_poll, batch_retries, False)
+        sandbox = None
+        if max_runs:
+            from vcost.sandbox import Sandbox
 
-        sandbox = Sandbox("auto")
-    meter = CostMeter(max_usd)
-    projection = ProjectionPrinter()
-    runner = (
-        None if executor == "local" else make_executor(executor, workers=workers, address=address)
-    )
-    with (
-        progress(f"judgments ({perturbation})", disable=as_json, meter=meter) as update,
-        contextlib.nullcontext() if runner is None else runner,
-    ):
-        # while the calls wait on the network; after the SDK, which the first call waits for
-        import_in_background(TRACE_MODULES, after=sdk)
-        result = judge(
-            selection,
-            tasks,
-            checkers,
-            client=client,
-            log=log,
-            k=k,
-            perturbation=perturbation,  # type: ignore[arg-type]
-            max_runs=max_runs,
-            sandbox=sandbox,
-            concurrency=concurrency,
-            progress=update,
-            meter=meter,
-            on_projection=projection,
-            batch=batch,
-            executor=runner,
+            sandbox = Sandbox("auto")
+        meter = CostMeter(max_usd)
+        projection = ProjectionPrinter()
+        runner = (
+            None
+            if executor == "local"
+            else make_executor(executor, workers=workers, address=address)
         )
+        with (
+            contextlib.nullcontext() if batch is None else contextlib.closing(batch),
+            progress(f"judgments ({perturbation})", disable=as_json, meter=meter) as update,
+            contextlib.nullcontext() if runner is None else runner,
+        ):
+            # while the calls wait on the network; after the SDK, which the first call waits for
+            import_in_background(TRACE_MODULES, after=sdk)
+            result = judge(
+                selection,
+                tasks,
+                checkers,
+                client=client,
+                log=log,
+                k=k,
+                perturbation=perturbation,  # type: ignore[arg-type]
+                max_runs=max_runs,
+                sandbox=sandbox,
+                concurrency=concurrency,
+                progress=update,
+                meter=meter,
+                on_projection=projection,
+                batch=batch,
+                executor=runner,
+            )
     done = log.judgments(perturbation, checkers=checkers)  # type: ignore[arg-type]
     folder = out / f"trace-{perturbation}"
     trace = write_judgments_trace(done, selection, folder)
@@ -314,10 +317,10 @@ def pairwise(
     tasks = {t.id: t for t in load_tasks(bank, sorted({a.task_id for a in selection.answers}))}
     log = PairwiseLog(out / "pairwise.jsonl")
     check_keys(checkers, mode)
-    client = model_client(cassette or out / "cassette.jsonl", mode)
-    failed = judge_pairs(
-        selection, tasks, checkers, client=client, log=log, k=k, concurrency=concurrency
-    )
+    with model_client(cassette or out / "cassette.jsonl", mode) as client:  # closed, also on error
+        failed = judge_pairs(
+            selection, tasks, checkers, client=client, log=log, k=k, concurrency=concurrency
+        )
     rows = [
         {
             "checker": r.checker,

@@ -139,6 +139,7 @@ class BatchRunner:
         self.cassette = cassette
         self.log = log
         self.routing = client or RoutingClient()
+        self._own_routing = client is None
         self.poll_s = poll_s
         self.rounds = rounds
         self.on_event = on_event or (lambda _text: None)
@@ -195,6 +196,17 @@ class BatchRunner:
     def client(self, meter: CostMeter | None = None) -> _BatchReplayClient:
         """The client the stage runs with: every answered request replays from the cassette."""
         return _BatchReplayClient(self.cassette, self.report, meter)
+
+    def close(self) -> None:
+        """Close the SDK clients of the routing client this made (one passed in is the
+        caller's to close) and the cassette's and the batch log's files (writing again
+        reopens them)."""
+        try:
+            if self._own_routing:
+                self.routing.close()
+        finally:
+            self.cassette.close()
+            self.log.close()
 
     # -- submit, poll, collect ----------------------------------------------------------------
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, Self, runtime_checkable
 
 from vcost.errors import InputError
 from vcost.jsonl_log import JsonlLog
@@ -132,6 +132,10 @@ class Cassette:
         """Make every line added so far durable (one fsync)."""
         self._log.sync()
 
+    def close(self) -> None:
+        """Make every line added so far durable and close the file (adding again reopens it)."""
+        self._log.close()
+
     def requests(self) -> list[tuple[str, dict[str, Any] | None]]:
         """Each recording's key and canonical request (None where it was added without one)."""
         return [(r["key"], r.get("request")) for r in self._log]
@@ -195,7 +199,8 @@ class CassetteClient:
 
     ``inner`` may be None in replay mode (no model is ever called). With
     ``sync_each_call=False`` a recorded line is queued when ``complete`` returns and written
-    and made durable by :meth:`sync` (module docstring).
+    and made durable by :meth:`sync` (module docstring). :meth:`close` (or a ``with`` block)
+    closes the inner client and the cassette's file.
     """
 
     def __init__(
@@ -210,6 +215,22 @@ class CassetteClient:
     def sync(self) -> None:
         """Make every call recorded so far durable."""
         self.cassette.sync()
+
+    def close(self) -> None:
+        """Close the inner client (its connection pools), if it has a ``close``, and the
+        cassette's file, durable first. Also on leaving a ``with`` block."""
+        close = getattr(self.inner, "close", None)
+        try:
+            if callable(close):
+                close()
+        finally:
+            self.cassette.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
 
     def complete(self, messages: Messages, *, config: ModelConfig, repeat: int = 0) -> Completion:
         checked = check_messages(messages, config)
