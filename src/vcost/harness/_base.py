@@ -109,13 +109,21 @@ class HarnessBase:
             f"INSERT INTO {table.name} ({', '.join(columns)}) "
             f"VALUES ({', '.join([mark] * len(columns))}) ON CONFLICT ({key}) DO NOTHING"
         )
-        params = [
-            tuple(
-                value if proc is None or value is None else proc(value)
-                for value, proc in zip((r[c] for c in columns), processors, strict=True)
-            )
-            for r in rows
-        ]
+        # converted column by column; a value repeated down a column (a group's
+        # ``created_at``) is converted once
+        by_column = [[r[c] for r in rows] for c in columns]
+        for values, proc in zip(by_column, processors, strict=True):
+            if proc is None:
+                continue
+            last: Any = None
+            converted: Any = None
+            for n, value in enumerate(values):
+                if value is None:
+                    continue
+                if value is not last:
+                    last, converted = value, proc(value)
+                values[n] = converted
+        params = list(zip(*by_column, strict=True))
         conn.exec_driver_sql(sql, params)
 
     # -- settings ----------------------------------------------------------------------------

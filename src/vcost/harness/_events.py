@@ -244,7 +244,7 @@ class HarnessEvents(HarnessBase):
         outcomes: list[BatchOutcome] = []
         with self._write() as conn:
             hashes = sorted({r.token_hash for r in requests})
-            people = dict(conn.execute(_LOGINS, {"hashes": hashes}).tuples().all())
+            people: dict[str, str] = dict(conn.execute(_LOGINS, {"hashes": hashes}).all())
             item_ids = sorted({r.item_id for r in requests if r.item_id is not None})
             query = _ITEMS_LOCKED if conn.dialect.name == "postgresql" else _ITEMS
             items = {

@@ -1,0 +1,89 @@
+"""The event writer's group commit stores exactly what a batch stored on its own stores.
+
+:meth:`HarnessEvents.add_batches` writes with driver SQL and the column types' own bind
+processors (converted column by column) for speed; :meth:`HarnessEvents.add_events` goes
+through SQLAlchemy's insert. The stored values, as the database holds them (text of times
+and JSON on SQLite), must be the same, on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from vcost.harness import make_demo_study, open_study
+from vcost.harness._events import BatchRequest, BatchStored, NotLoggedInError
+from vcost.harness._records import ClientEvent, hash_token
+
+T0 = datetime(2026, 5, 1, 12, 0, 0, 123456, tzinfo=UTC)
+EVENTS = [
+    ClientEvent("e1", "keys", 1500, {"n": 3}),
+    ClientEvent("e2", "focus", None, {}),
+    ClientEvent("e3", "mouse", 10**9, {"gap_ms": 5, "n": 1}),  # past the batch: clamped
+    ClientEvent("e4", "scroll", 0, {"wall_ms": 1714564800123}),
+]
+
+
+@pytest.fixture(scope="module")
+def study(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Straight to the first item: no screening."""
+    folder = tmp_path_factory.mktemp("study")
+    settings = '[harness]\ntitle = "group commit"\nscreening = false\nrealism_count = 0\n'
+    make_demo_study(
+        folder, participants=1, study_tasks=2, pairs_per_session=1, spares=0, settings=settings
+    )
+    return folder
+
+
+def _raw(conn: Any, table: str, participant_id: str) -> list[tuple[Any, ...]]:
+    mark = "?" if conn.dialect.paramstyle == "qmark" else "%s"
+    rows = conn.exec_driver_sql(
+        f"SELECT * FROM {table} WHERE participant_id = {mark}", (participant_id,)
+    ).mappings()
+    out = []
+    for row in rows:
+        kept = {k: v for k, v in row.items() if k not in ("seq", "participant_id", "item_id")}
+        for key in ("event_id", "batch_id"):  # ids carry the item or participant: their tail
+            if isinstance(kept.get(key), str):
+                kept[key] = kept[key].rsplit("/", 1)[-1]
+        out.append(tuple(sorted(kept.items())))
+    return sorted(out, key=repr)
+
+
+def test_a_group_stores_what_single_batches_store(study: Path, store_url: str) -> None:
+    harness = open_study(study, store_url)
+    try:
+        harness.clock = lambda: T0
+        people = []
+        for _ in range(2):
+            _pid, token = harness.test_login(harness.material.participants[0])
+            p = harness.participant(token)
+            assert p is not None
+            harness.consent(p)
+            p = harness.participant(token)
+            assert p is not None
+            harness.start_session(p)
+            step = harness.step(p)
+            assert step.item is not None
+            people.append((p, token, step.item.item_id))
+        (alone, _, alone_item), (grouped, grouped_token, grouped_item) = people
+        later = T0.replace(second=9)
+        harness.clock = lambda: later
+        assert harness.add_events(alone, "b1", alone_item, EVENTS) == (4, False)
+        outcomes = harness.add_batches(
+            [
+                BatchRequest(hash_token(grouped_token), "b1", grouped_item, EVENTS),
+                BatchRequest(hash_token("nobody"), "b1", None, EVENTS),
+            ]
+        )
+        assert outcomes[0] == BatchStored(4, duplicate=False)
+        assert isinstance(outcomes[1], NotLoggedInError)
+        with harness.store.engine.connect() as conn:
+            for table in ("harness_events", "harness_batches"):
+                stored_alone = _raw(conn, table, alone.participant_id)
+                assert stored_alone, table
+                assert _raw(conn, table, grouped.participant_id) == stored_alone, table
+    finally:
+        harness.store.close()
