@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import secrets
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
@@ -14,7 +15,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from vcost.harness._events import BatchRequest, BatchStored, NotLoggedInError
-from vcost.harness._records import SERVER_PREFIX
+from vcost.harness._records import SERVER_PREFIX, Item, Participant
 from vcost.harness._runs import run_answer, run_code, run_data
 from vcost.harness._state import ClientEvent, HarnessAccessError, hash_token
 from vcost.harness._web import (
@@ -23,10 +24,10 @@ from vcost.harness._web import (
     EVENT_KINDS,
     MAX_CODE,
     MAX_EVENTS,
+    _Ctx,
     _ctx,
     _db,
     _in_run_pool,
-    _json,
     _login,
     _not_logged_in,
     _parse_json,
@@ -38,45 +39,67 @@ from vcost.tasks import CodeTask
 # JSON endpoints: run, save, events, state
 
 
-async def api_run(request: Request) -> Response:
-    ctx = _ctx(request)
-    p, token = await _db(ctx, _login, request)
-    body = await _json(request, token)
+@dataclass(frozen=True)
+class _RunPlan:
+    """What a Run runs, found in one worker-thread hop (login, rate limit, item, draft)."""
+
+    p: Participant
+    item: Item | None  # None: the screening task
+    code: str
+    tests: str
+
+
+def _plan_run(ctx: _Ctx, request: Request, token: str, raw: bytes) -> _RunPlan | Response:
+    """Everything a Run needs before the sandbox, with the store calls in one thread hop
+    (the Run's draft saved on the way); an early answer (429, 409) as a response."""
+    p, _ = _login(request)
+    body = _parse_json(request, token, raw)
     item_id = body.get("item_id")
     code = _text(body.get("code"), MAX_CODE, "code")
     tests = _text(body.get("tests"), MAX_CODE, "tests")
     limit = ctx.harness.material.settings.run_per_minute
-    since = ctx.harness.clock() - timedelta(minutes=1)
-    if await _db(ctx, ctx.harness.runs_since, p, since) >= limit:
+    if ctx.harness.runs_since(p, ctx.harness.clock() - timedelta(minutes=1)) >= limit:
         return JSONResponse(
             {"error": f"at most {limit} runs a minute: wait a few seconds"}, status_code=429
         )
     if item_id == "screening":
-        screening_task = ctx.harness.material.screening_task
-        if p.stage != "screening" or screening_task is None:
+        if p.stage != "screening" or ctx.harness.material.screening_task is None:
             raise HTTPException(409, "not in screening")
+        return _RunPlan(p, None, code, tests)
+    try:
+        item = ctx.harness.item_of(p, _text(item_id, 200, "item_id"))
+    except HarnessAccessError:
+        raise HTTPException(404, "No such task.") from None
+    if item.ended_at is not None or ctx.harness.clock() >= item.deadline_at:
+        return JSONResponse({"ended": True}, status_code=409)
+    draft = code if item.block == "do" else None
+    ctx.harness.save_draft(p, item.item_id, draft, tests)
+    return _RunPlan(p, item, code, tests)
+
+
+async def api_run(request: Request) -> Response:
+    ctx = _ctx(request)
+    raw = await request.body()
+    plan = await _db(ctx, _plan_run, ctx, request, request.cookies.get(COOKIE, ""), raw)
+    if isinstance(plan, Response):
+        return plan
+    p, item, code, tests = plan.p, plan.item, plan.code, plan.tests
+    if item is None:
+        screening_task = ctx.harness.material.screening_task
+        assert screening_task is not None
         result = await _in_run_pool(ctx, run_code, ctx.run_sandbox, screening_task, code, tests)
         await _db(
             ctx, ctx.harness.record_run, p, None, {"screening": True}, run_id=secrets.token_hex(6)
         )
         return JSONResponse(result)
-    try:
-        item = await _db(ctx, ctx.harness.item_of, p, _text(item_id, 200, "item_id"))
-    except HarnessAccessError:
-        raise HTTPException(404, "No such task.") from None
-    now = ctx.harness.clock()
-    if item.ended_at is not None or now >= item.deadline_at:
-        return JSONResponse({"ended": True}, status_code=409)
     task = ctx.harness.material.task(item.task_id)
     if item.block == "do":
-        await _db(ctx, ctx.harness.save_draft, p, item.item_id, code, tests)
         if isinstance(task, CodeTask):
             result = await _in_run_pool(ctx, run_code, ctx.run_sandbox, task, code, tests)
         else:
             result = await _in_run_pool(ctx, run_data, ctx.run_sandbox, task, code)
     else:
         assert item.answer_id is not None
-        await _db(ctx, ctx.harness.save_draft, p, item.item_id, None, tests)
         answer = ctx.harness.material.answer(item.answer_id)
         result = await _in_run_pool(
             ctx, run_answer, ctx.run_sandbox, task, answer, tests, own=tests

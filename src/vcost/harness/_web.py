@@ -218,10 +218,6 @@ async def _form(request: Request, token: str) -> FormData:
     return form
 
 
-async def _json(request: Request, token: str) -> dict[str, Any]:
-    return _parse_json(request, token, await request.body())
-
-
 def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
