@@ -16,6 +16,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from offline_run import OfflineModels
+from open_handles import connections_to, handles_on, keep_made
 from vcost.cli import cli
 
 TASKS = ["--task", "e-electricity-bill", "--task", "bottle-deposit-refund",
@@ -148,3 +149,34 @@ def test_the_progress_bar_shows_the_cost_so_far(
     assert "$0.0000 of $10.00" in shown.stderr
     assert "$3.0000 of $10.00" in shown.stderr
     assert "$3.0000 spent" in shown.stdout
+
+
+@pytest.mark.parametrize("fails", [False, True], ids=["finishes", "fails"])
+def test_generate_closes_its_model_client(
+    tmp_path: Path, offline: OfflineModels, monkeypatch: pytest.MonkeyPatch, fails: bool
+) -> None:
+    """The command's client (its connections to the server, the cassette's file) is closed
+    when the calls end, also when they fail; it is kept alive past the command, so only an
+    explicit close can release it."""
+    import vcost.cli.answers_cmd as answers_cmd
+
+    made = keep_made(monkeypatch, answers_cmd, "model_client")
+    if fails:
+        real = answers_cmd.generate_answers
+
+        def failing(*args: Any, **kwargs: Any) -> Any:
+            real(*args, **kwargs)
+            raise RuntimeError("failed after the calls")
+
+        monkeypatch.setattr(answers_cmd, "generate_answers", failing)
+    out = tmp_path / "run"
+    result = _generate(_models(tmp_path / "m.toml", offline), out, n=1)
+    if fails:
+        assert isinstance(result.exception, RuntimeError), result.output
+    else:
+        assert result.exit_code == 0, result.output
+    assert len(made) == 1
+    assert offline.openai.count > 0
+    assert connections_to(offline.openai.base_url) == 0
+    assert (out / "cassette.jsonl").stat().st_size > 0
+    assert handles_on(out / "cassette.jsonl") == 0

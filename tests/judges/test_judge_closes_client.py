@@ -5,16 +5,14 @@ also when they fail: its connections to the model server and its cassette file a
 The test keeps a reference to what the command made (``model_client`` and ``batch_runner``
 are wrapped), so nothing but an explicit close can release what it holds: garbage
 collection, which may free it when the command returns, cannot. What is left open is read
-from /proc: this process's TCP sockets whose far end is the local model server, and its file
-descriptors on the cassette.
+from /proc (tests/open_handles.py): this process's TCP sockets whose far end is the local
+model server, and its file descriptors on the cassette.
 """
 
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,54 +20,11 @@ from _judge_cli import JudgeRun, models_file, replying, selection_file
 from click.testing import CliRunner, Result
 
 import vcost.cli.judge_cmd as judge_cmd
+from open_handles import connections_to, handles_on, keep_made
 from vcost.cli import cli
 
 VERDICT = json.dumps({"verdict": "correct", "confidence": 0.9, "reason": "fine"})
 PICK = json.dumps({"pick": "A", "reason": "fine"})
-
-
-def _open_fds() -> list[str]:
-    """What each of this process's file descriptors points at."""
-    targets = []
-    for fd in os.listdir("/proc/self/fd"):
-        try:
-            targets.append(os.readlink(f"/proc/self/fd/{fd}"))
-        except OSError:  # the descriptor listdir itself used, closed by now
-            continue
-    return targets
-
-
-def connections_to(port: int) -> int:
-    """This process's open TCP sockets (any state) whose far end is 127.0.0.1:``port``."""
-    inodes = {t[len("socket:[") : -1] for t in _open_fds() if t.startswith("socket:[")}
-    count = 0
-    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
-        fields = line.split()
-        remote_port, inode = int(fields[2].split(":")[1], 16), fields[9]
-        if remote_port == port and inode in inodes:
-            count += 1
-    return count
-
-
-def handles_on(path: Path) -> int:
-    """This process's file descriptors open on ``path``."""
-    return _open_fds().count(str(path.resolve()))
-
-
-def _keep(monkeypatch: pytest.MonkeyPatch, *makers: str) -> list[object]:
-    """Everything ``judge_cmd.<maker>`` makes (the model client, the batch runner), kept
-    alive past the command."""
-    made: list[object] = []
-    for name in makers:
-        real: Callable[..., object] = getattr(judge_cmd, name)
-
-        def keeping(*args: Any, _real: Callable[..., object] = real, **kwargs: Any) -> object:
-            thing = _real(*args, **kwargs)
-            made.append(thing)
-            return thing
-
-        monkeypatch.setattr(judge_cmd, name, keeping)
-    return made
 
 
 def _then_fail(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
@@ -110,7 +65,7 @@ def test_judge_run_closes_its_client(
     judge_run: JudgeRun, monkeypatch: pytest.MonkeyPatch, extra: tuple[str, ...], fails: bool
 ) -> None:
     judge_run.server.responder = replying(VERDICT)
-    made = _keep(monkeypatch, "model_client", "batch_runner")
+    made = keep_made(monkeypatch, judge_cmd, "model_client", "batch_runner")
     if fails:
         _then_fail(monkeypatch, "judge")
     result = judge_run.invoke(*extra)
@@ -128,7 +83,7 @@ def test_judge_pairwise_closes_its_client(
     judge_run: JudgeRun, monkeypatch: pytest.MonkeyPatch, fails: bool
 ) -> None:
     judge_run.server.responder = replying(PICK)
-    made = _keep(monkeypatch, "model_client")
+    made = keep_made(monkeypatch, judge_cmd, "model_client")
     if fails:
         _then_fail(monkeypatch, "judge_pairs")
     result = _pairwise(judge_run)

@@ -18,6 +18,8 @@ import pytest
 from _reliability_support import PersuadableJudge, agreeing_labels
 from click.testing import CliRunner
 
+import vcost.cli.exploit_cmd as exploit_cmd
+from open_handles import connections_to, handles_on, keep_made
 from vcost.answers import read_selection
 from vcost.cli import cli
 from vcost.judges import JudgmentLog
@@ -335,10 +337,14 @@ def test_the_exploit_command_with_an_llm_attacker(
     out = tmp_path / "audit.json"
     args = ["exploit", "--gold", str(gold_path), "--budget", "5", "--out", str(out),
             "--attacker-model", "attacker", "--models", str(models), "--rounds", "2"]  # fmt: skip
+    made = keep_made(monkeypatch, exploit_cmd, "model_client")  # alive past the command
     try:
         result = CliRunner().invoke(cli, args)
+        assert connections_to(server.base_url) == 0  # the attacker's client was closed
+        assert handles_on(out.with_name("audit.cassette.jsonl")) == 0
     finally:
         server.stop()
+    assert len(made) == 1
     assert result.exit_code == 0, result.output
     assert "exploit audit: passed; 0 of 2 attempts accepted" in result.output
     assert "attacker llm:attacker: 2 model calls (0 replayed), 360 tokens" in result.output

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 
@@ -129,26 +130,30 @@ def generate(
     tasks = load_tasks(bank, task_ids, study_only=True)
     log = AnswerLog(out / "answers.jsonl")
     check_keys(models, mode)
-    client = model_client(cassette or out / "cassette.jsonl", mode)
-    batch = batch_runner(
-        use_batch, out, cassette or out / "cassette.jsonl", mode, batch_poll, batch_retries, False
-    )
+    tape = cassette or out / "cassette.jsonl"
     meter = CostMeter(max_usd)
     projection = ProjectionPrinter()
-    with progress("answers", disable=as_json, meter=meter) as update:
-        result = generate_answers(
-            tasks,
-            models,
-            client=client,
-            log=log,
-            sandbox=Sandbox("auto"),
-            n=n,
-            concurrency=concurrency,
-            progress=update,
-            meter=meter,
-            on_projection=projection,
-            batch=batch,
-        )
+    # the client (its connection pools, the cassette's file) and the batch runner are closed
+    # when the calls end, or fail
+    with model_client(tape, mode) as client:
+        batch = batch_runner(use_batch, out, tape, mode, batch_poll, batch_retries, False)
+        with (
+            contextlib.nullcontext() if batch is None else contextlib.closing(batch),
+            progress("answers", disable=as_json, meter=meter) as update,
+        ):
+            result = generate_answers(
+                tasks,
+                models,
+                client=client,
+                log=log,
+                sandbox=Sandbox("auto"),
+                n=n,
+                concurrency=concurrency,
+                progress=update,
+                meter=meter,
+                on_projection=projection,
+                batch=batch,
+            )
     rows = natural_error_table(log.answers())
     if as_json:
         body = {
