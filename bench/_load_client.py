@@ -71,6 +71,7 @@ class Connection(asyncio.Protocol):
         self.close_after = False
 
     async def open(self) -> None:
+        self.buffer.clear()  # nothing of a connection the server closed carries over
         loop = asyncio.get_running_loop()
         await loop.create_connection(lambda: self, "127.0.0.1", self.port)
         self.tally.connections += 1

@@ -4,11 +4,10 @@ The scenario (issue 13): each of N participants holds an open item and sends a b
 content-free events every second on one keep-alive connection, and presses Run (the task's
 code and a one-line test, in the sandbox) every 30 seconds on a second connection, so N = 1,000
 holds 2,000 connections (one asyncio client process, bench/_load_client.py; its descriptor
-limit is raised). The
-schedule is fixed in advance (open loop): every latency is measured from the request's
-**scheduled** send time, so a slow server cannot lower the offered load and hide in the
-numbers. After ``--seconds`` the client stops offering and waits for what is in flight (Runs
-queue behind the server's bounded sandbox pool; they may be slow, never fail).
+limit is raised). The schedule is fixed in advance (open loop): every latency is measured
+from the request's **scheduled** send time, so a slow server cannot lower the offered load
+and hide in the numbers. After ``--seconds`` the client stops offering and waits for what is
+in flight (Runs queue behind the server's bounded sandbox pool; they may be slow, never fail).
 
 Named baseline, same run, same machine: **bare**, a bare Starlette endpoint under the same
 uvicorn that parses the same batch and does the same durable work per request: insert its 5
@@ -20,10 +19,10 @@ PostgreSQL), in a worker thread, acknowledging after the commit. It gets the sam
 - ingest ratio = vcost's acknowledged batches/s over bare's (goal >= 0.5 at N = 1,000);
 - events lost = acknowledged by the server minus stored (must be 0);
 - Runs: done, errors (anything but 200 or 429 rate-limited), p50 / p99 latency;
-- the client's own send lag (p99 of how late it sent against the schedule) and the CPU the
-  client and the server (with its Run worker and sandboxes) used in the offered window, in
-  cores: on two cores the client shares the machine, and a client short of CPU would show up
-  as server latency.
+- the client's own send lag (p99 of how late it woke for a send due on a free connection:
+  its own loop's delay, not the server's backlog) and the CPU the client and the server (with
+  its Run worker and sandboxes) used in the offered window, in cores: on two cores the client
+  shares the machine, and a client short of CPU would show up as server latency.
 
     python bench/bench_harness.py --participants 1000          # N = 1,000, SQLite + PostgreSQL
     python bench/bench_harness.py                              # N = 200 and 1,000
