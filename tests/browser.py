@@ -6,6 +6,10 @@ one session per process, so every test uses this session fixture instead of star
 The tests fail, never skip, when chromium or playwright is missing: scripts/system-deps.sh
 installs chromium, the ``dev`` extra installs playwright. Loaded from tests/conftest.py.
 
+Close a context only once its page has stopped navigating: a ``context.close()`` sent while a
+navigation commits is never answered by this Chromium (the page lives on), so a test waits for
+a navigation the page starts by itself (``page.expect_navigation``) before closing.
+
 Also the checks every report page gets (the study report, the audit report): it opens
 offline (:func:`offline_only`), has no horizontal overflow at a desktop's and a phone's width
 nor in print layout (:func:`assert_no_overflow`), its contents list links to its sections
