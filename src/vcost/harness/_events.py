@@ -25,9 +25,24 @@ from vcost.harness._records import (
 )
 from vcost.store import _schema as s
 
+_LOGINS = sa.select(
+    s.harness_participants.c.token_hash, s.harness_participants.c.participant_id
+).where(s.harness_participants.c.token_hash.in_(sa.bindparam("hashes", expanding=True)))
+_ITEMS = (
+    sa.select(s.harness_items)
+    .where(s.harness_items.c.item_id.in_(sa.bindparam("ids", expanding=True)))
+    .order_by(s.harness_items.c.item_id)
+)
+_ITEMS_LOCKED = _ITEMS.with_for_update()
+_SEEN = sa.select(s.harness_batches.c.batch_id).where(
+    s.harness_batches.c.batch_id.in_(sa.bindparam("keys", expanding=True))
+)
+"""The group commit's lookups, built once: a statement made per call cost more than the
+query itself (operator building, cache keys) on the event writer's hot path (issue 13)."""
+
 
 def _event_row(
-    p: Participant,
+    participant_id: str,
     item_id: str | None,
     item: Item | None,
     batch_id: str,
@@ -45,8 +60,8 @@ def _event_row(
     else:
         at = now
     return {
-        "event_id": f"{item_id or p.participant_id}/{e.client_id}",
-        "participant_id": p.participant_id,
+        "event_id": f"{item_id or participant_id}/{e.client_id}",
+        "participant_id": participant_id,
         "item_id": item_id,
         "batch_id": batch_id,
         "at": at,
@@ -197,7 +212,7 @@ class HarnessEvents(HarnessBase):
                 item = self._item(conn, item_id, lock=True)
                 if item is None or item.participant_id != p.participant_id:
                     raise HarnessAccessError(item_id)
-            rows = [_event_row(p, item_id, item, batch_id, e, now) for e in events]
+            rows = [_event_row(p.participant_id, item_id, item, batch_id, e, now) for e in events]
             added = self._insert_new(conn, s.harness_events, "event_id", rows)
             self._insert_new(
                 conn,
@@ -226,56 +241,46 @@ class HarnessEvents(HarnessBase):
                 if e.client_id.startswith(SERVER_PREFIX):
                     raise InputError(f"client event id {e.client_id!r} is the server's")
         now = self.clock()
-        pt, it, bt, et = (
-            s.harness_participants,
-            s.harness_items,
-            s.harness_batches,
-            s.harness_events,
-        )
         outcomes: list[BatchOutcome] = []
         with self._write() as conn:
             hashes = sorted({r.token_hash for r in requests})
-            people = {
-                row["token_hash"]: Participant.of(row)
-                for row in conn.execute(sa.select(pt).where(pt.c.token_hash.in_(hashes)))
-                .mappings()
-                .all()
-            }
+            people: dict[str, str] = dict(conn.execute(_LOGINS, {"hashes": hashes}).all())
             item_ids = sorted({r.item_id for r in requests if r.item_id is not None})
-            query = sa.select(it).where(it.c.item_id.in_(item_ids)).order_by(it.c.item_id)
-            if conn.dialect.name == "postgresql":  # as add_events: ordered against end_item
-                query = query.with_for_update()
-            items = {row["item_id"]: Item.of(row) for row in conn.execute(query).mappings()}
+            query = _ITEMS_LOCKED if conn.dialect.name == "postgresql" else _ITEMS
+            items = {
+                row["item_id"]: Item.of(row)
+                for row in conn.execute(query, {"ids": item_ids}).mappings()
+            }  # on PostgreSQL locked, as add_events: ordered against end_item
             keys = sorted(
-                {f"{people[r.token_hash].participant_id}/{r.batch_id}"
-                 for r in requests if r.token_hash in people}
-            )  # fmt: skip
-            seen = set(
-                conn.execute(sa.select(bt.c.batch_id).where(bt.c.batch_id.in_(keys))).scalars()
+                {f"{people[r.token_hash]}/{r.batch_id}" for r in requests if r.token_hash in people}
             )
+            seen = set(conn.execute(_SEEN, {"keys": keys}).scalars())
             event_rows: list[dict[str, Any]] = []
             batch_rows: list[dict[str, Any]] = []
             to_copy: dict[str, Item] = {}
             for r in requests:
-                p = people.get(r.token_hash)
-                if p is None:
+                participant_id = people.get(r.token_hash)
+                if participant_id is None:
                     outcomes.append(NotLoggedInError())
                     continue
-                key = f"{p.participant_id}/{r.batch_id}"
+                key = f"{participant_id}/{r.batch_id}"
                 if key in seen:
                     outcomes.append(BatchStored(0, duplicate=True))
                     continue
                 item = items.get(r.item_id) if r.item_id is not None else None
                 if r.item_id is not None and (
-                    item is None or item.participant_id != p.participant_id
+                    item is None or item.participant_id != participant_id
                 ):
                     outcomes.append(HarnessAccessError(r.item_id))
                     continue
                 seen.add(key)
-                rows = [_event_row(p, r.item_id, item, r.batch_id, e, now) for e in r.events]
+                rows = [
+                    _event_row(participant_id, r.item_id, item, r.batch_id, e, now)
+                    for e in r.events
+                ]
                 event_rows += rows
                 batch_rows.append(
-                    {"batch_id": key, "participant_id": p.participant_id,
+                    {"batch_id": key, "participant_id": participant_id,
                      "events": len(r.events), "created_at": now}
                 )  # fmt: skip
                 outcomes.append(BatchStored(len(rows), duplicate=False))
@@ -283,7 +288,7 @@ class HarnessEvents(HarnessBase):
                     to_copy[item.item_id] = item
             # events already stored (resent after a lost acknowledgement) are not new
             ids = sorted({row["event_id"] for row in event_rows})
-            have = self._stored_keys(conn, et, "event_id", ids)
+            have = self._stored_keys(conn, s.harness_events, "event_id", ids)
             fresh: dict[str, dict[str, Any]] = {}
             position = 0
             for n, stored in enumerate(outcomes):
@@ -296,8 +301,8 @@ class HarnessEvents(HarnessBase):
                         added += 1
                 position += stored.added
                 outcomes[n] = BatchStored(added, duplicate=False)
-            self._insert_rows(conn, et, "event_id", list(fresh.values()))
-            self._insert_rows(conn, bt, "batch_id", batch_rows)
+            self._insert_rows(conn, s.harness_events, "event_id", list(fresh.values()))
+            self._insert_rows(conn, s.harness_batches, "batch_id", batch_rows)
             for item in to_copy.values():
                 self._copy_events(conn, item)
         return outcomes
