@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from vcost.harness import make_demo_study, open_study
+from vcost.harness import _base, make_demo_study, open_study
 from vcost.harness._events import BatchRequest, BatchStored, NotLoggedInError
 from vcost.harness._records import ClientEvent, hash_token
 
@@ -85,5 +85,49 @@ def test_a_group_stores_what_single_batches_store(study: Path, store_url: str) -
                 stored_alone = _raw(conn, table, alone.participant_id)
                 assert stored_alone, table
                 assert _raw(conn, table, grouped.participant_id) == stored_alone, table
+    finally:
+        harness.store.close()
+
+
+@pytest.mark.parametrize("per_statement", [30_000, 20])  # one statement; 2 rows a statement
+def test_a_group_counts_only_the_events_it_stored(
+    study: Path, store_url: str, per_statement: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Events stored before (a resend), an id twice in one group (the first copy counts) and
+    a batch seen before (a duplicate): each request's count is what it added, as
+    :meth:`add_events` would count it, also when the insert is split into many statements."""
+    monkeypatch.setattr(_base, "_MAX_PARAMETERS", per_statement)
+    harness = open_study(study, store_url)
+    try:
+        harness.clock = lambda: T0
+        _pid, token = harness.test_login(harness.material.participants[0])
+        p = harness.participant(token)
+        assert p is not None
+        harness.consent(p)
+        p = harness.participant(token)
+        assert p is not None
+        harness.start_session(p)
+        item = harness.step(p).item
+        assert item is not None
+        e1, e2, e3, e4 = EVENTS
+        assert harness.add_events(p, "b1", item.item_id, [e1, e2]) == (2, False)
+        outcomes = harness.add_batches(
+            [
+                BatchRequest(hash_token(token), "b2", item.item_id, [e1, e3]),  # e1 stored
+                BatchRequest(hash_token(token), "b3", item.item_id, [e3, e4, e4]),
+                BatchRequest(hash_token(token), "b1", item.item_id, [e1, e2]),  # seen
+            ]
+        )
+        assert outcomes == [
+            BatchStored(1, duplicate=False),
+            BatchStored(1, duplicate=False),
+            BatchStored(0, duplicate=True),
+        ]
+        with harness.store.engine.connect() as conn:
+            events = _raw(conn, "harness_events", p.participant_id)
+            batches = _raw(conn, "harness_batches", p.participant_id)
+        client = sorted(dict(e)["event_id"] for e in events if dict(e)["batch_id"] is not None)
+        assert client == ["e1", "e2", "e3", "e4"]  # each once (the server's own have no batch)
+        assert sorted(dict(b)["batch_id"] for b in batches) == ["b1", "b2", "b3"]
     finally:
         harness.store.close()

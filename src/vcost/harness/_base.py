@@ -26,6 +26,9 @@ from vcost.harness._study import StudyMaterial
 from vcost.store import Store
 from vcost.store import _schema as s
 
+_MAX_PARAMETERS = 30_000
+"""Bound parameters in one statement (SQLite allows 32,766, PostgreSQL 65,535)."""
+
 
 class HarnessBase:
     """The store, the study material and the clock; reads every other part shares."""
@@ -78,37 +81,22 @@ class HarnessBase:
         return len(fresh)
 
     @staticmethod
-    def _stored_keys(conn: Connection, table: sa.Table, key: str, ids: Sequence[str]) -> set[str]:
-        """Which of ``ids`` are stored in ``table.key`` (plain driver SQL: the hot path)."""
-        mark = "?" if conn.dialect.paramstyle == "qmark" else "%s"
-        have: set[str] = set()
-        for start in range(0, len(ids), 500):
-            chunk = list(ids[start : start + 500])
-            sql = (
-                f"SELECT {key} FROM {table.name} WHERE {key} IN ({', '.join([mark] * len(chunk))})"
-            )
-            have.update(str(r[0]) for r in conn.exec_driver_sql(sql, tuple(chunk)))
-        return have
-
-    @staticmethod
     def _insert_rows(
         conn: Connection, table: sa.Table, key: str, rows: Sequence[Mapping[str, Any]]
-    ) -> None:
-        """Insert ``rows`` (ON CONFLICT DO NOTHING) with one driver ``executemany``, each value
-        converted by its column type's own bind processor, so what is stored is exactly what
-        ``_insert_new`` would store, without SQLAlchemy's per-statement compile (hot path)."""
+    ) -> set[Any]:
+        """Insert ``rows`` (ON CONFLICT DO NOTHING) and return the ``key`` of each row stored,
+        in driver SQL without SQLAlchemy's per-statement compile (the event writer's hot
+        path): a group of any size is one statement, one round trip (PostgreSQL: ``unnest``
+        of one array a column; SQLite: multi-row ``VALUES``, in chunks of at most
+        ``_MAX_PARAMETERS`` values). Each value is converted by its column type's own bind
+        processor, so what is stored is exactly what ``_insert_new`` would store."""
         if not rows:
-            return
+            return set()
         columns = list(rows[0])
         dialect = conn.dialect
         processors = [
             table.c[c].type.dialect_impl(dialect).bind_processor(dialect) for c in columns
         ]
-        mark = "?" if dialect.paramstyle == "qmark" else "%s"
-        sql = (
-            f"INSERT INTO {table.name} ({', '.join(columns)}) "
-            f"VALUES ({', '.join([mark] * len(columns))}) ON CONFLICT ({key}) DO NOTHING"
-        )
         # converted column by column; a value repeated down a column (a group's
         # ``created_at``) is converted once
         by_column = [[r[c] for r in rows] for c in columns]
@@ -123,8 +111,27 @@ class HarnessBase:
                 if value is not last:
                     last, converted = value, proc(value)
                 values[n] = converted
+        if dialect.name == "postgresql":  # one array a column: one statement, any size,
+            # the same text every time (parsed and prepared once)
+            arrays = ", ".join(f"%s::{table.c[c].type.compile(dialect=dialect)}[]" for c in columns)
+            sql = (
+                f"INSERT INTO {table.name} ({', '.join(columns)}) SELECT * FROM unnest({arrays}) "
+                f"ON CONFLICT ({key}) DO NOTHING RETURNING {key}"
+            )
+            return {r[0] for r in conn.exec_driver_sql(sql, tuple(by_column))}
         params = list(zip(*by_column, strict=True))
-        conn.exec_driver_sql(sql, params)
+        mark = "?"
+        one = f"({', '.join([mark] * len(columns))})"
+        head = f"INSERT INTO {table.name} ({', '.join(columns)}) VALUES "
+        tail = f" ON CONFLICT ({key}) DO NOTHING RETURNING {key}"
+        per_chunk = max(1, _MAX_PARAMETERS // len(columns))
+        stored: set[Any] = set()
+        for start in range(0, len(params), per_chunk):
+            chunk = params[start : start + per_chunk]
+            flat = tuple(v for row in chunk for v in row)
+            sql = head + ", ".join([one] * len(chunk)) + tail
+            stored.update(r[0] for r in conn.exec_driver_sql(sql, flat))
+        return stored
 
     # -- settings ----------------------------------------------------------------------------
 

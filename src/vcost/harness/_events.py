@@ -286,22 +286,23 @@ class HarnessEvents(HarnessBase):
                 outcomes.append(BatchStored(len(rows), duplicate=False))
                 if item is not None and item.episode_id is not None:
                     to_copy[item.item_id] = item
-            # events already stored (resent after a lost acknowledgement) are not new
-            ids = sorted({row["event_id"] for row in event_rows})
-            have = self._stored_keys(conn, s.harness_events, "event_id", ids)
-            fresh: dict[str, dict[str, Any]] = {}
+            # events already stored (resent after a lost acknowledgement) are not new: the
+            # insert skips them and returns the ids it stored; within the group the first
+            # copy of an id is the one that counts
+            first: dict[str, dict[str, Any]] = {}
+            for row in event_rows:
+                first.setdefault(row["event_id"], row)
+            stored = self._insert_rows(conn, s.harness_events, "event_id", list(first.values()))
             position = 0
-            for n, stored in enumerate(outcomes):
-                if not isinstance(stored, BatchStored) or stored.duplicate:
+            for n, outcome in enumerate(outcomes):
+                if not isinstance(outcome, BatchStored) or outcome.duplicate:
                     continue
-                added = 0
-                for row in event_rows[position : position + stored.added]:
-                    if row["event_id"] not in have and row["event_id"] not in fresh:
-                        fresh[row["event_id"]] = row
-                        added += 1
-                position += stored.added
+                rows = event_rows[position : position + outcome.added]
+                position += outcome.added
+                added = sum(
+                    1 for r in rows if first[r["event_id"]] is r and r["event_id"] in stored
+                )
                 outcomes[n] = BatchStored(added, duplicate=False)
-            self._insert_rows(conn, s.harness_events, "event_id", list(fresh.values()))
             self._insert_rows(conn, s.harness_batches, "batch_id", batch_rows)
             for item in to_copy.values():
                 self._copy_events(conn, item)
