@@ -116,11 +116,12 @@ def assert_no_overflow(
 
 
 def contents_links(page: Any) -> list[str]:
-    """The contents list's links; each must name a section (an ``h2`` id)."""
+    """The contents list's links; each must name a section (the id of an ``h2`` or of a
+    ``section``)."""
     links: list[str] = page.eval_on_selector_all(
         "nav a", "as => as.map(a => a.getAttribute('href'))"
     )
-    ids = set(page.eval_on_selector_all("h2[id]", "hs => hs.map(h => '#' + h.id)"))
+    ids = set(page.eval_on_selector_all("h2[id], section[id]", "hs => hs.map(h => '#' + h.id)"))
     assert set(links) <= ids
     return links
 
