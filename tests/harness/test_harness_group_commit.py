@@ -15,7 +15,7 @@ import pytest
 
 from vcost.harness import _base, make_demo_study, open_study
 from vcost.harness._events import BatchRequest, BatchStored, NotLoggedInError
-from vcost.harness._records import ClientEvent, hash_token
+from vcost.harness._records import ClientEvent, Participant, hash_token
 
 T0 = datetime(2026, 5, 1, 12, 0, 0, 123456, tzinfo=UTC)
 EVENTS = [
@@ -52,23 +52,26 @@ def _raw(conn: Any, table: str, participant_id: str) -> list[tuple[Any, ...]]:
     return sorted(out, key=repr)
 
 
+def _on_first_item(harness: Any) -> tuple[Participant, str, str]:
+    """A new login of the study's participant, consented, on its first item: (participant,
+    login token, item id)."""
+    _pid, token = harness.test_login(harness.material.participants[0])
+    harness.consent(harness.participant(token))
+    p = harness.participant(token)
+    assert p is not None
+    harness.start_session(p)
+    item = harness.step(p).item
+    assert item is not None
+    return p, token, item.item_id
+
+
 def test_a_group_stores_what_single_batches_store(study: Path, store_url: str) -> None:
     harness = open_study(study, store_url)
     try:
         harness.clock = lambda: T0
-        people = []
-        for _ in range(2):
-            _pid, token = harness.test_login(harness.material.participants[0])
-            p = harness.participant(token)
-            assert p is not None
-            harness.consent(p)
-            p = harness.participant(token)
-            assert p is not None
-            harness.start_session(p)
-            step = harness.step(p)
-            assert step.item is not None
-            people.append((p, token, step.item.item_id))
-        (alone, _, alone_item), (grouped, grouped_token, grouped_item) = people
+        (alone, _, alone_item), (grouped, grouped_token, grouped_item) = [
+            _on_first_item(harness) for _ in range(2)
+        ]
         later = T0.replace(second=9)
         harness.clock = lambda: later
         assert harness.add_events(alone, "b1", alone_item, EVENTS) == (4, False)
@@ -100,22 +103,14 @@ def test_a_group_counts_only_the_events_it_stored(
     harness = open_study(study, store_url)
     try:
         harness.clock = lambda: T0
-        _pid, token = harness.test_login(harness.material.participants[0])
-        p = harness.participant(token)
-        assert p is not None
-        harness.consent(p)
-        p = harness.participant(token)
-        assert p is not None
-        harness.start_session(p)
-        item = harness.step(p).item
-        assert item is not None
+        p, token, item = _on_first_item(harness)
         e1, e2, e3, e4 = EVENTS
-        assert harness.add_events(p, "b1", item.item_id, [e1, e2]) == (2, False)
+        assert harness.add_events(p, "b1", item, [e1, e2]) == (2, False)
         outcomes = harness.add_batches(
             [
-                BatchRequest(hash_token(token), "b2", item.item_id, [e1, e3]),  # e1 stored
-                BatchRequest(hash_token(token), "b3", item.item_id, [e3, e4, e4]),
-                BatchRequest(hash_token(token), "b1", item.item_id, [e1, e2]),  # seen
+                BatchRequest(hash_token(token), "b2", item, [e1, e3]),  # e1 stored
+                BatchRequest(hash_token(token), "b3", item, [e3, e4, e4]),
+                BatchRequest(hash_token(token), "b1", item, [e1, e2]),  # seen
             ]
         )
         assert outcomes == [
