@@ -119,9 +119,8 @@ class HarnessBase:
                 f"ON CONFLICT ({key}) DO NOTHING RETURNING {key}"
             )
             return {r[0] for r in conn.exec_driver_sql(sql, tuple(by_column))}
-        params = list(zip(*by_column, strict=True))
-        mark = "?"
-        one = f"({', '.join([mark] * len(columns))})"
+        params = list(zip(*by_column, strict=True))  # SQLite: multi-row VALUES
+        one = f"({', '.join(['?'] * len(columns))})"
         head = f"INSERT INTO {table.name} ({', '.join(columns)}) VALUES "
         tail = f" ON CONFLICT ({key}) DO NOTHING RETURNING {key}"
         per_chunk = max(1, _MAX_PARAMETERS // len(columns))
