@@ -10,10 +10,10 @@ Close a context only once its page has stopped navigating: a ``context.close()``
 navigation commits is never answered by this Chromium (the page lives on), so a test waits for
 a navigation the page starts by itself (``page.expect_navigation``) before closing.
 
-Also the checks every report page gets (the study report, the audit report): it opens
-offline (:func:`offline_only`), has no horizontal overflow at a desktop's and a phone's width
-nor in print layout (:func:`assert_no_overflow`), its contents list links to its sections
-(:func:`contents_links`) and it prints to an A4 PDF (:func:`print_a4`).
+Also the checks every report page gets (the study report, the audit report, the grader
+card): it opens offline (:func:`offline_only`), has no horizontal overflow at a desktop's and
+a phone's width nor in print layout (:func:`assert_no_overflow`), its contents list links to
+its sections (:func:`contents_links`) and it prints to an A4 PDF (:func:`print_a4`).
 """
 
 from __future__ import annotations
