@@ -172,24 +172,34 @@ def test_a_timed_out_test_is_rerun_with_a_larger_limit_before_it_counts() -> Non
 
 def test_reference_time_limits_are_cached_by_content_hash(tmp_path: Path) -> None:
     """The reference pass runs once per task content: the limits are kept under the task's
-    content hash, and a later run uses them (shown by planting absurd cached limits: the
-    reference itself then times out, even after its re-run). --no-cache runs the references."""
+    content hash, and a later run uses them. Shown by planting cached limits of 2 ms for an
+    answer that takes 50 ms a call: it then times out, even after its re-run at 4x. (The
+    reference itself is no probe: on a fast machine it answers within any planted limit.)
+    --no-cache measures the references again, and the same answer is correct."""
     from vcost.grader import Answer, grade_answers
     from vcost.tasks import load_bank
 
     bank = copy_task(tmp_path, "e-electricity-bill")
     [task] = load_bank(bank)
-    answer = [Answer("a1", task.id, (bank / task.id / "reference.py").read_text())]
+    slow = (bank / task.id / "reference.py").read_text() + textwrap.dedent(f"""
+        import time as _time
+        _fast = {task.entry_point}
+        def {task.entry_point}(*args, **kwargs):
+            _time.sleep(0.05)
+            return _fast(*args, **kwargs)
+    """)
+    answer = [Answer("a1", task.id, slow)]
     cache = tmp_path / "cache"
     with Sandbox(Isolation.BUBBLEWRAP) as box:
         [first] = grade_answers([task], answer, sandbox=box, cache=cache)
         assert first.ground_truth == "correct"
         [cached] = list((cache / "reference-limits").iterdir())
-        cached.write_text(json.dumps([0.0001] * len(task.tests)))
+        assert all(limit >= 1.0 for limit in json.loads(cached.read_text()))  # the floor
+        cached.write_text(json.dumps([0.002] * len(task.tests)))
         [second] = grade_answers([task], answer, sandbox=box, cache=cache)
         assert second.ground_truth == "incorrect"
-        assert second.timeouts > 0
-        assert second.reruns
+        assert second.timeouts == len(task.tests)
+        assert second.reruns == tuple(range(len(task.tests)))
         [third] = grade_answers([task], answer, sandbox=box, cache=None)
         assert third.ground_truth == "correct"
 
