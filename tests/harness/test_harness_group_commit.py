@@ -1,9 +1,10 @@
 """The event writer's group commit stores exactly what a batch stored on its own stores.
 
-:meth:`HarnessEvents.add_batches` writes with driver SQL and the column types' own bind
-processors (converted column by column) for speed; :meth:`HarnessEvents.add_events` goes
-through SQLAlchemy's insert. The stored values, as the database holds them (text of times
-and JSON on SQLite), must be the same, on SQLite and PostgreSQL."""
+:meth:`HarnessEvents.add_batches` stores many requests' batches in one statement;
+:meth:`HarnessEvents.add_events` stores one batch. The stored values, as the database holds
+them (text of times and JSON on SQLite), must be the same, on SQLite and PostgreSQL. (That
+the driver SQL both use stores what SQLAlchemy's own insert stores is
+tests/harness/test_harness_insert.py.)"""
 
 from __future__ import annotations
 

@@ -50,46 +50,30 @@ class HarnessBase:
         with self.store.engine.connect() as conn, conn.begin():
             yield conn
 
-    @staticmethod
+    @classmethod
     def _insert_new(
-        conn: Connection, table: sa.Table, key: str, rows: Sequence[Mapping[str, Any]]
+        cls, conn: Connection, table: sa.Table, key: str, rows: Sequence[Mapping[str, Any]]
     ) -> int:
-        """Insert the rows whose ``key`` is not stored yet (ON CONFLICT DO NOTHING); count them."""
-        if not rows:
-            return 0
-        ids = [r[key] for r in rows]
-        have = set(conn.execute(sa.select(table.c[key]).where(table.c[key].in_(ids))).scalars())
-        fresh: dict[Any, Mapping[str, Any]] = {}
+        """Insert the rows whose ``key`` is not stored yet (of a key given twice, the first
+        row); count the rows stored. The count is the database's own (``RETURNING``), so a
+        row another writer stored first is not counted."""
+        first: dict[Any, Mapping[str, Any]] = {}
         for r in rows:
-            if r[key] not in have and r[key] not in fresh:
-                fresh[r[key]] = r
-        if not fresh:
-            return 0
-        if conn.dialect.name == "postgresql":
-            from sqlalchemy.dialects.postgresql import insert as pg_insert
-
-            conn.execute(
-                pg_insert(table).on_conflict_do_nothing(index_elements=[key]), list(fresh.values())
-            )
-        else:
-            from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-
-            conn.execute(
-                sqlite_insert(table).on_conflict_do_nothing(index_elements=[key]),
-                list(fresh.values()),
-            )
-        return len(fresh)
+            first.setdefault(r[key], r)
+        return len(cls._insert_rows(conn, table, key, list(first.values())))
 
     @staticmethod
     def _insert_rows(
         conn: Connection, table: sa.Table, key: str, rows: Sequence[Mapping[str, Any]]
     ) -> set[Any]:
         """Insert ``rows`` (ON CONFLICT DO NOTHING) and return the ``key`` of each row stored,
-        in driver SQL without SQLAlchemy's per-statement compile (the event writer's hot
-        path): a group of any size is one statement, one round trip (PostgreSQL: ``unnest``
-        of one array a column; SQLite: multi-row ``VALUES``, in chunks of at most
-        ``_MAX_PARAMETERS`` values). Each value is converted by its column type's own bind
-        processor, so what is stored is exactly what ``_insert_new`` would store."""
+        in driver SQL without SQLAlchemy's per-statement compile (every harness write goes
+        through it; the event writer's groups are the hot path). A group of any size is one
+        statement, one round trip (PostgreSQL: ``unnest`` of one array a column; SQLite:
+        multi-row ``VALUES``, in chunks of at most ``_MAX_PARAMETERS`` values). Each value is
+        converted by its column type's own bind processor, so what is stored is what
+        SQLAlchemy's own insert would store. Every row
+        gives the columns of the first."""
         if not rows:
             return set()
         columns = list(rows[0])
@@ -111,24 +95,22 @@ class HarnessBase:
                 if value is not last:
                     last, converted = value, proc(value)
                 values[n] = converted
+        quote = dialect.identifier_preparer.quote
+        head = f"INSERT INTO {quote(table.name)} ({', '.join(quote(c) for c in columns)})"
+        tail = f" ON CONFLICT ({quote(key)}) DO NOTHING RETURNING {quote(key)}"
         if dialect.name == "postgresql":  # one array a column: one statement, any size,
             # the same text every time (parsed and prepared once)
             arrays = ", ".join(f"%s::{table.c[c].type.compile(dialect=dialect)}[]" for c in columns)
-            sql = (
-                f"INSERT INTO {table.name} ({', '.join(columns)}) SELECT * FROM unnest({arrays}) "
-                f"ON CONFLICT ({key}) DO NOTHING RETURNING {key}"
-            )
+            sql = f"{head} SELECT * FROM unnest({arrays}){tail}"
             return {r[0] for r in conn.exec_driver_sql(sql, tuple(by_column))}
         params = list(zip(*by_column, strict=True))  # SQLite: multi-row VALUES
         one = f"({', '.join(['?'] * len(columns))})"
-        head = f"INSERT INTO {table.name} ({', '.join(columns)}) VALUES "
-        tail = f" ON CONFLICT ({key}) DO NOTHING RETURNING {key}"
         per_chunk = max(1, _MAX_PARAMETERS // len(columns))
         stored: set[Any] = set()
         for start in range(0, len(params), per_chunk):
             chunk = params[start : start + per_chunk]
             flat = tuple(v for row in chunk for v in row)
-            sql = head + ", ".join([one] * len(chunk)) + tail
+            sql = f"{head} VALUES {', '.join([one] * len(chunk))}{tail}"
             stored.update(r[0] for r in conn.exec_driver_sql(sql, flat))
         return stored
 
