@@ -72,8 +72,7 @@ class HarnessBase:
         statement, one round trip (PostgreSQL: ``unnest`` of one array a column; SQLite:
         multi-row ``VALUES``, in chunks of at most ``_MAX_PARAMETERS`` values). Each value is
         converted by its column type's own bind processor, so what is stored is what
-        SQLAlchemy's own insert would store. Every row
-        gives the columns of the first."""
+        SQLAlchemy's own insert would store. Every row gives the columns of the first."""
         if not rows:
             return set()
         columns = list(rows[0])
