@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -98,3 +101,88 @@ def test_cli_bundled_keyword_and_missing_bank(tmp_path: Path) -> None:
     missing = CliRunner().invoke(cli, ["grade", str(tmp_path / "nope"), str(answers)])
     assert missing.exit_code == 2
     assert "not a task bank folder" in missing.output
+
+
+def test_cli_a_data_answer_that_states_a_wrong_number_is_incorrect(tmp_path: Path) -> None:
+    """docs/answers.md: a data answer is correct when its code computes the answer and the
+    number it states, if any, is that number too; `answers generate`'s labeller decides so, and
+    `vcost grade` must agree. demo-06's code computes 20.99 (right): stating 21.32 makes it
+    incorrect, with the reason given; stating 20.99 keeps it correct."""
+    [row] = [json.loads(line) for line in DEMO.read_text().splitlines() if '"demo-06"' in line]
+    answers = tmp_path / "a.jsonl"
+    answers.write_text(
+        json.dumps({**row, "answer_id": "wrong-stated", "reported": 21.32})
+        + "\n"
+        + json.dumps({**row, "answer_id": "right-stated", "reported": 20.99})
+        + "\n"
+    )
+    result = CliRunner().invoke(cli, ["grade", "bundled", str(answers), "--json"])
+    assert result.exit_code == 0, result.output
+    grades = {g["answer_id"]: g for g in json.loads(result.output)["grades"]}
+    wrong, right = grades["wrong-stated"], grades["right-stated"]
+    assert wrong["value"] == pytest.approx(20.99, abs=0.005)
+    assert (wrong["ground_truth"], wrong["reported"]) == ("incorrect", 21.32)
+    assert wrong["error"] == "the code computes 20.99 but the answer states 21.32"
+    assert (right["ground_truth"], right["error"]) == ("correct", None)
+    table = CliRunner().invoke(cli, ["grade", "bundled", str(answers)], env={"COLUMNS": "200"})
+    assert "states 21.32" in table.output
+
+
+def test_cli_out_in_a_missing_folder_is_made(tmp_path: Path) -> None:
+    """--out in a folder that does not exist yet: the folder is made (as `vcost plant --out`
+    does), not a traceback after all the grading."""
+    code = next(t for t in BANK if isinstance(t, CodeTask))
+    answers = tmp_path / "a.jsonl"
+    answers.write_text(json.dumps({"answer_id": "x", "task_id": code.id, "code": code.reference}))
+    out = tmp_path / "new" / "grades.jsonl"
+    result = CliRunner().invoke(cli, ["grade", "bundled", str(answers), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert json.loads(out.read_text())["ground_truth"] == "correct"
+
+
+def test_cli_a_data_task_whose_reference_gives_another_number_is_refused(tmp_path: Path) -> None:
+    """`vcost grade --help`: a bank task whose reference fails is refused first. For a data
+    task that means its reference.py, run in the sandbox, must give task.toml's answer:
+    with the answer edited to 21.32 (what the answer that forgets to drop duplicates gets,
+    demo-07), that answer would otherwise be graded correct."""
+    task_id = "d-restaurant-spend-per-guest"
+    bank = tmp_path / "bank"
+    shutil.copytree(ROOT / "bank" / task_id, bank / task_id)
+    toml = bank / task_id / "task.toml"
+    toml.write_text(toml.read_text().replace("answer = 20.99", "answer = 21.32"))
+    [row] = [json.loads(line) for line in DEMO.read_text().splitlines() if '"demo-07"' in line]
+    answers = tmp_path / "a.jsonl"
+    answers.write_text(json.dumps(row) + "\n")
+    result = CliRunner().invoke(cli, ["grade", str(bank), str(answers), "--json"])
+    assert result.exit_code == 2, result.output
+    assert "task.toml" in result.output
+    assert "the reference script gives 20.99, task.toml's answer is 21.32" in result.output
+
+
+def test_cli_answer_files_as_editors_save_them(tmp_path: Path) -> None:
+    """A UTF-8 byte-order mark (JSONL and CSV, as Windows editors save them) is read past; a
+    CSV record whose code spans lines is named by the line it starts on; bytes that are not
+    UTF-8 are a clear error naming the line, not a traceback."""
+    code = next(t for t in BANK if isinstance(t, CodeTask))
+    row = {"answer_id": "x", "task_id": code.id, "code": code.reference}
+    jsonl = tmp_path / "bom.jsonl"
+    jsonl.write_bytes(b"\xef\xbb\xbf" + json.dumps(row).encode() + b"\n")
+    bom_csv = tmp_path / "bom.csv"
+    text = io.StringIO()
+    csv.writer(text).writerows([list(row), list(row.values())])
+    bom_csv.write_bytes(b"\xef\xbb\xbf" + text.getvalue().encode())
+    for path in (jsonl, bom_csv):
+        result = CliRunner().invoke(cli, ["grade", "bundled", str(path), "--json"])
+        assert result.exit_code == 0, result.output
+        assert json.loads(result.output)["grades"][0]["ground_truth"] == "correct"
+    two_lines = tmp_path / "two.csv"
+    two_lines.write_text(f'answer_id,task_id,code\nx,{code.id},"a\nb"\ny,,"c\nd"\n')
+    empty = CliRunner().invoke(cli, ["grade", "bundled", str(two_lines)])
+    assert empty.exit_code == 2
+    assert "two.csv:4: field 'task_id'" in empty.output
+    latin = tmp_path / "latin.jsonl"
+    latin.write_bytes(json.dumps(row).encode() + b'\n{"answer_id": "caf\xe9"}\n')
+    bad = CliRunner().invoke(cli, ["grade", "bundled", str(latin)])
+    assert bad.exit_code == 2, bad.output
+    assert "latin.jsonl:2: not UTF-8 text" in bad.output
+    assert "Traceback" not in bad.output

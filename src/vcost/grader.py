@@ -14,6 +14,7 @@ import contextlib
 import csv
 import functools
 import hashlib
+import io
 import json
 import os
 import platform
@@ -22,6 +23,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from vcost._files import read_utf8
 from vcost.errors import InputError
 from vcost.executor import Executor, LocalExecutor
 from vcost.grading import (
@@ -43,6 +45,7 @@ __all__ = [
     "Answer",
     "AnswerGrade",
     "cached_reference_limits",
+    "check_data_reference",
     "default_cache_dir",
     "grade_answers",
     "read_answers",
@@ -65,7 +68,9 @@ class Answer:
 
 @dataclass(frozen=True)
 class AnswerGrade:
-    """The grade of one answer: counts for code, the computed number for data."""
+    """The grade of one answer: counts for code, the computed number for data (and the
+    number the answer states, ``reported``, when it gives one: a data answer is correct only
+    if that number is right too)."""
 
     answer_id: str
     task_id: str
@@ -82,6 +87,7 @@ class AnswerGrade:
     status: str = "ok"
     error: str | None = None
     reruns: tuple[int, ...] = ()
+    reported: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
@@ -125,10 +131,11 @@ def read_answers(path: str | Path) -> list[Answer]:
     source = Path(path)
     answers: list[Answer] = []
     if source.suffix == ".csv":
-        with source.open(newline="", encoding="utf-8") as fh:
-            reader = csv.DictReader(fh)
-            for row in reader:
-                answers.append(_answer(row, source, reader.line_num))
+        reader = csv.DictReader(io.StringIO(read_utf8(source), newline=""))
+        end = 1  # the header's line: a record starts on the line after the last one's end
+        for row in reader:
+            answers.append(_answer(row, source, end + 1))
+            end = reader.line_num
     else:
         for number, row in json_objects(source, not_object="each line must be a JSON object"):
             answers.append(_answer(row, source, number))
@@ -154,14 +161,27 @@ def default_cache_dir() -> Path:
     return Path(base) / "vcost"
 
 
-def _cache_key(task: CodeTask, sandbox: Sandbox) -> str:
-    """The task's content (reference, tests, tolerance), the sandbox and the machine."""
+def _cache_key(task: Task, sandbox: Sandbox) -> str:
+    """The task's content (code: reference, tests, tolerance, entry point; data: reference,
+    data and answer), the sandbox and the machine."""
+    if isinstance(task, CodeTask):
+        content: tuple[str, ...] = (
+            task.reference,
+            json.dumps([t.to_json() for t in task.tests], sort_keys=True),
+            repr(task.float_tolerance),
+            task.entry_point,
+        )
+    else:
+        content = (
+            "data",
+            task.reference,
+            hashlib.sha256(task.csv).hexdigest(),
+            repr(task.answer),
+            str(task.decimals),
+        )
     digest = hashlib.sha256()
     for part in (
-        task.reference,
-        json.dumps([t.to_json() for t in task.tests], sort_keys=True),
-        repr(task.float_tolerance),
-        task.entry_point,
+        *content,
         str(sandbox.isolation),
         repr(sandbox.limits),
         platform.node(),
@@ -171,15 +191,17 @@ def _cache_key(task: CodeTask, sandbox: Sandbox) -> str:
     return digest.hexdigest()
 
 
-def _cached_limits(task: CodeTask, sandbox: Sandbox, cache: Path | None) -> list[float] | None:
+def _cached_limits(task: Task, sandbox: Sandbox, cache: Path | None) -> list[float] | None:
+    """The limits kept for ``task`` (a data task's are ``[]``: its reference was checked)."""
     if cache is None:
         return None
     path = cache / "reference-limits" / f"{_cache_key(task, sandbox)}.json"
+    tests = len(task.tests) if isinstance(task, CodeTask) else 0
     try:
         limits = json.loads(path.read_text(encoding="utf-8"))
         if (
             isinstance(limits, list)
-            and len(limits) == len(task.tests)
+            and len(limits) == tests
             and all(isinstance(x, int | float) and 0 < x < 3600 for x in limits)
         ):
             return [float(x) for x in limits]
@@ -188,9 +210,7 @@ def _cached_limits(task: CodeTask, sandbox: Sandbox, cache: Path | None) -> list
     return None
 
 
-def _store_limits(
-    task: CodeTask, sandbox: Sandbox, cache: Path | None, limits: list[float]
-) -> None:
+def _store_limits(task: Task, sandbox: Sandbox, cache: Path | None, limits: list[float]) -> None:
     if cache is None:
         return
     path = cache / "reference-limits" / f"{_cache_key(task, sandbox)}.json"
@@ -240,23 +260,58 @@ def reference_limits(task: CodeTask, sandbox: Sandbox) -> list[float]:
     return time_limits([r.elapsed_ms for r in runs])
 
 
+def check_data_reference(task: DataTask, sandbox: Sandbox) -> list[float]:
+    """Run a data task's reference script in ``sandbox``: it must give the task's answer
+    (both rounded to the task's decimals), else the bank is refused (InputError naming the
+    task's task.toml), since answers would be graded against a wrong number. Returns ``[]``
+    (a data script's time limit is the sandbox's)."""
+    g = grade_data(
+        task.reference, csv=task.csv, expected=task.answer, decimals=task.decimals, sandbox=sandbox
+    )
+    if not g.correct:
+        got = (g.error or g.status) if g.value is None else f"{g.value:.{task.decimals}f}"
+        raise InputError(
+            f"task {task.id}: the reference script gives {got}, task.toml's answer is "
+            f"{task.answer:g}",
+            source=task.path / "task.toml",
+            hint="fix the task (`vcost tasks check BANK` lists every problem); "
+            "answers graded against it would get wrong ground truth",
+        )
+    return []
+
+
+def _reference_pass(task: Task, sandbox: Sandbox) -> list[float]:
+    """A task's reference run once before its answers: limits for code, a check for data."""
+    if isinstance(task, CodeTask):
+        return reference_limits(task, sandbox)
+    assert isinstance(task, DataTask)
+    return check_data_reference(task, sandbox)
+
+
 def _data_grade(answer: Answer, task_id: str, g: DataGrade) -> AnswerGrade:
+    """Correct iff the code computes the answer and the number the answer states, if any,
+    is that number too (as the labeller of generated answers decides)."""
+    correct = g.correct and g.reported_matches is not False
+    error = g.error
+    if g.correct and not correct:
+        error = f"the code computes {g.value:.{g.decimals}f} but the answer states {g.reported:g}"
     return AnswerGrade(
         answer.answer_id,
         task_id,
         answer.model_id,
         "data",
-        "correct" if g.correct else "incorrect",
-        int(g.correct),
-        int(not g.correct),
+        "correct" if correct else "incorrect",
+        int(correct),
+        int(not correct),
         int(g.status == "timeout"),
         1,
         (),
         g.value,
         g.expected,
         g.status,
-        g.error,
+        error,
         (0,) if g.rerun else (),
+        g.reported,
     )
 
 
@@ -363,19 +418,19 @@ def _grade_on(
     progress: Callable[[AnswerGrade], None] | None,
     cache: Path | None,
 ) -> list[AnswerGrade]:
-    # Time limits from each task's reference (cached ones are read here; the others run as
-    # jobs, and are cached here), then every answer as one job.
+    # Each task's reference first (code: its time limits; data: it must give the answer;
+    # cached ones are read here, the others run as jobs and are cached here), then every
+    # answer as one job.
     needed = list({a.task_id: by_id[a.task_id] for a in answers}.values())
-    code_tasks = [t for t in needed if isinstance(t, CodeTask)]
     limits: dict[str, list[float]] = {}
-    missing: list[CodeTask] = []
-    for task in code_tasks:
+    missing: list[Task] = []
+    for task in needed:
         found = _cached_limits(task, sandbox, cache)
         if found is None:
             missing.append(task)
         else:
             limits[task.id] = found
-    measured = executor.run(functools.partial(reference_limits, sandbox=sandbox), missing)
+    measured = executor.run(functools.partial(_reference_pass, sandbox=sandbox), missing)
     for task, values in zip(missing, measured, strict=True):
         _store_limits(task, sandbox, cache, values)
         limits[task.id] = values

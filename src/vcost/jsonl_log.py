@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from vcost._files import read_utf8
 from vcost.errors import InputError
 
 __all__ = ["JsonlLog", "KeyOf", "json_objects"]
@@ -42,8 +43,9 @@ def json_objects(
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, object) for each non-blank line of a JSON-lines input file (``text``: its
     contents, if already read); a line that is not JSON, or not an object (``not_object`` says
-    what it must be), is an :class:`~vcost.errors.InputError` naming the file and line."""
-    lines = (path.read_text(encoding="utf-8") if text is None else text).splitlines()
+    what it must be), is an :class:`~vcost.errors.InputError` naming the file and line. A
+    leading byte-order mark is dropped; bytes that are not UTF-8 are an error naming the line."""
+    lines = (read_utf8(path) if text is None else text.removeprefix("\ufeff")).splitlines()
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue

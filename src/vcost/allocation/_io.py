@@ -11,12 +11,12 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
+from vcost._files import write_atomic
 from vcost.allocation._model import Allocation, Assignment, Pair
 from vcost.allocation._pairing import TaskInfo, skill_match
 from vcost.allocation._report import allocation_report, report_markdown
@@ -37,13 +37,6 @@ ASSIGNMENT_COLUMNS = tuple(f.name for f in fields(Assignment))
 ALLOCATION_FILE = "allocation.json"
 
 
-def _atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text(text, encoding="utf-8")
-    os.replace(temporary, path)
-
-
 def _csv_text(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
@@ -56,7 +49,7 @@ def _csv_text(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
 def write_assignments_csv(assignments: Sequence[Assignment], path: str | Path) -> None:
     """One row per assignment, columns in :data:`ASSIGNMENT_COLUMNS` order."""
     rows = [[getattr(a, c) for c in ASSIGNMENT_COLUMNS] for a in assignments]
-    _atomic(Path(path), _csv_text(ASSIGNMENT_COLUMNS, rows))
+    write_atomic(Path(path), _csv_text(ASSIGNMENT_COLUMNS, rows))
 
 
 def _rows(path: Path, required: Sequence[str]) -> Iterator[tuple[int, dict[str, str]]]:
@@ -124,7 +117,7 @@ def write_pairs(pairs: Sequence[Pair], path: str | Path) -> None:
          round(p.ratio, 4), p.first_skill, p.second_skill, p.skill_match]
         for p in pairs
     ]  # fmt: skip
-    _atomic(Path(path), _csv_text(header, rows))
+    write_atomic(Path(path), _csv_text(header, rows))
 
 
 def read_pairs(path: str | Path, tasks: Mapping[str, TaskInfo]) -> list[Pair]:
@@ -225,10 +218,10 @@ def write_allocation(allocation: Allocation, folder: str | Path) -> dict[str, Pa
     }
     body: dict[str, Any] = allocation.to_dict()
     body["report"] = allocation_report(allocation).to_dict()
-    _atomic(paths["allocation"], json.dumps(body, indent=1, ensure_ascii=False) + "\n")
+    write_atomic(paths["allocation"], json.dumps(body, indent=1, ensure_ascii=False) + "\n")
     write_assignments_csv(allocation.assignments, paths["assignments"])
     write_pairs(allocation.pairs, paths["pairs"])
-    _atomic(paths["report"], report_markdown(allocation_report(allocation), allocation))
+    write_atomic(paths["report"], report_markdown(allocation_report(allocation), allocation))
     return paths
 
 

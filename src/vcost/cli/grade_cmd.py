@@ -8,8 +8,9 @@ from typing import TYPE_CHECKING
 
 import click
 
+from vcost._files import write_atomic
 from vcost.cli._common import bank_root, executor_options
-from vcost.errors import SandboxError
+from vcost.errors import InputError, SandboxError
 from vcost.executor import make_executor
 from vcost.grader import AnswerGrade, default_cache_dir, grade_answers, read_answers
 from vcost.sandbox import Isolation, Sandbox, bubblewrap_problem
@@ -43,13 +44,14 @@ def grades_table(grades: list[AnswerGrade]) -> Table:
     for name in ("answer", "task", "passed", "failed tags", "timeouts", "ground truth"):
         table.add_column(name, overflow="fold")
     for g in grades:
-        passed = (
-            f"{g.passed}/{g.total}"
-            if g.kind == "code"
-            else (
-                f"{g.value:.4g} vs {g.expected:g}" if g.value is not None else (g.error or g.status)
-            )
-        )
+        if g.kind == "code":
+            passed = f"{g.passed}/{g.total}"
+        elif g.value is None:
+            passed = g.error or g.status
+        else:
+            passed = f"{g.value:.4g} vs {g.expected:g}"
+            if g.reported is not None:
+                passed += f", states {g.reported:g}"
         colour = "green" if g.ground_truth == "correct" else "red"
         table.add_row(
             g.answer_id,
@@ -109,12 +111,19 @@ def grade(
     Every answer runs in the sandbox against its task's hidden tests (code) or its task's
     read-only data.csv (data); comparison happens outside. BANK may be `bundled`. Without
     bubblewrap it refuses to run unless --weak-isolation asks for weaker isolation. A bank
-    task that does not load, or whose reference fails its own tests, is refused first.
+    task that does not load, or whose reference fails (code: its own tests; data: it does
+    not give the task's answer), is refused first. A data answer that states a number
+    (`reported`) is correct only if that number is right too.
     With --executor dask the references and answers are graded on a Dask cluster (each
     worker in its own sandbox of the same isolation); the grades are the same as locally.
     """
     tasks = load_bank(bank_root(bank))
     todo = read_answers(answers)
+    if out is not None:  # before the grading, so a bad --out costs none of it
+        try:
+            out.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise InputError(f"cannot make the folder for --out: {error}", source=out) from None
     sandbox = grading_sandbox(weak=weak_isolation, unsafe=unsafe_no_isolation)
     cache = None if no_cache else default_cache_dir()
     with make_executor(executor, workers=workers, address=address) as runner:
@@ -139,7 +148,7 @@ def grade(
                 )
     rows = [g.to_dict() for g in grades]
     if out is not None:
-        out.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+        write_atomic(out, "".join(json.dumps(r) + "\n" for r in rows))
     if as_json:
         click.echo(json.dumps({"isolation": str(sandbox.isolation), "grades": rows}, indent=2))
     else:
