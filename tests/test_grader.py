@@ -186,3 +186,22 @@ def test_cli_answer_files_as_editors_save_them(tmp_path: Path) -> None:
     assert bad.exit_code == 2, bad.output
     assert "latin.jsonl:2: not UTF-8 text" in bad.output
     assert "Traceback" not in bad.output
+
+
+def test_cli_a_failed_code_answer_says_why(tmp_path: Path) -> None:
+    """A code answer graded incorrect names its first failing test and what happened (a
+    syntax error, here); a correct answer whose text starts with a byte-order mark (as some
+    editors save it) is correct, since Python drops one at the top of a source file."""
+    code = next(t for t in BANK if isinstance(t, CodeTask))
+    rows = [
+        {"answer_id": "syntax", "task_id": code.id, "code": f"def {code.entry_point}(x)\n"},
+        {"answer_id": "bom", "task_id": code.id, "code": "\ufeff" + code.reference},
+    ]
+    answers = tmp_path / "a.jsonl"
+    answers.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    result = CliRunner().invoke(cli, ["grade", "bundled", str(answers), "--json"])
+    assert result.exit_code == 0, result.output
+    grades = {g["answer_id"]: g for g in json.loads(result.output)["grades"]}
+    assert grades["syntax"]["error"].startswith("test 0 raised: ")
+    assert "SyntaxError" in grades["syntax"]["error"]
+    assert (grades["bom"]["ground_truth"], grades["bom"]["error"]) == ("correct", None)

@@ -316,6 +316,9 @@ def _data_grade(answer: Answer, task_id: str, g: DataGrade) -> AnswerGrade:
 
 
 def _code_grade(answer: Answer, task_id: str, c: CodeGrade) -> AnswerGrade:
+    """``error`` says why a code answer failed: its first failing test and what happened."""
+    first = next((o for o in c.outcomes if o.status != "passed"), None)
+    error = None if first is None else f"test {first.index} {first.status}: {first.detail}"
     return AnswerGrade(
         answer.answer_id,
         task_id,
@@ -327,6 +330,7 @@ def _code_grade(answer: Answer, task_id: str, c: CodeGrade) -> AnswerGrade:
         c.timeouts,
         c.total,
         c.failed_tags,
+        error=error,
         reruns=c.reruns,
     )
 

@@ -426,6 +426,7 @@ class Sandbox:
         """
         if not isinstance(code, str):
             raise SandboxError(f"code must be a string, not {type(code).__name__}")
+        code = code.removeprefix("\ufeff")  # a byte-order mark, as Python drops it from a file
         if not isinstance(entry_point, str) or not entry_point.isidentifier():
             raise SandboxError(f"entry point must be a Python identifier, not {entry_point!r}")
         texts = [self._encode_args(i, args) for i, args in enumerate(inputs)]
@@ -479,6 +480,7 @@ class Sandbox:
         wall = time.monotonic() + self.limits.wall_seconds
         if not isinstance(code, str):
             raise SandboxError(f"code must be a string, not {type(code).__name__}")
+        code = code.removeprefix("\ufeff")
         with Session(
             self._backend, self.limits, mode="script", code=code, files=files, deadline=wall
         ) as session:
