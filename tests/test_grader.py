@@ -205,3 +205,30 @@ def test_cli_a_failed_code_answer_says_why(tmp_path: Path) -> None:
     assert grades["syntax"]["error"].startswith("test 0 raised: ")
     assert "SyntaxError" in grades["syntax"]["error"]
     assert (grades["bom"]["ground_truth"], grades["bom"]["error"]) == ("correct", None)
+
+
+def test_cli_answer_files_that_cannot_be_graded_are_named(tmp_path: Path) -> None:
+    """An empty file, an id given twice, a task the bank lacks, a folder with no task: each is
+    refused before any grading, naming the file, the line and what is wrong."""
+    code = next(t for t in BANK if isinstance(t, CodeTask))
+    row = {"answer_id": "x", "task_id": code.id, "code": code.reference}
+
+    def grade(bank: str, text: str) -> str:
+        path = tmp_path / "a.jsonl"
+        path.write_text(text)
+        result = CliRunner().invoke(cli, ["grade", bank, str(path)], env={"COLUMNS": "200"})
+        assert result.exit_code == 2, result.output
+        return " ".join(result.output.split())
+
+    assert "a.jsonl: no answers in the file" in grade("bundled", "\n")
+    twice = json.dumps(row) + "\n\n" + json.dumps(row) + "\n"
+    assert "a.jsonl:3: field 'answer_id': duplicate answer_id 'x' (first on line 1)" in grade(
+        "bundled", twice
+    )
+    unknown = json.dumps(row) + "\n" + json.dumps({**row, "answer_id": "y", "task_id": "nope"})
+    assert "a.jsonl:2: field 'task_id': answer 'y' names unknown task 'nope'" in grade(
+        "bundled", unknown
+    )
+    empty_bank = tmp_path / "no-tasks"
+    empty_bank.mkdir()
+    assert "(the bank holds no task at all)" in grade(str(empty_bank), json.dumps(row))

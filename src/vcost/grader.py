@@ -19,7 +19,7 @@ import json
 import os
 import platform
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +46,7 @@ __all__ = [
     "AnswerGrade",
     "cached_reference_limits",
     "check_data_reference",
+    "check_task_ids",
     "default_cache_dir",
     "grade_answers",
     "read_answers",
@@ -57,13 +58,14 @@ _FIELDS = ("answer_id", "task_id", "code")
 
 @dataclass(frozen=True)
 class Answer:
-    """One answer to grade."""
+    """One answer to grade (``line``: where it starts in the file it was read from)."""
 
     answer_id: str
     task_id: str
     code: str
     model_id: str = ""
     reported: float | None = None
+    line: int = field(default=0, compare=False)
 
 
 @dataclass(frozen=True)
@@ -123,6 +125,7 @@ def _answer(row: Mapping[str, Any], source: Path, line: int) -> Answer:
         str(row["code"]),
         str(row.get("model_id") or ""),
         value,
+        line,
     )
 
 
@@ -139,14 +142,36 @@ def read_answers(path: str | Path) -> list[Answer]:
     else:
         for number, row in json_objects(source, not_object="each line must be a JSON object"):
             answers.append(_answer(row, source, number))
-    seen: set[str] = set()
+    if not answers:
+        raise InputError(
+            "no answers in the file", source=source, hint="one answer a line (JSONL) or row (CSV)"
+        )
+    first: dict[str, int] = {}
     for a in answers:
-        if a.answer_id in seen:
+        if a.answer_id in first:
             raise InputError(
-                f"duplicate answer_id '{a.answer_id}'", source=source, field="answer_id"
+                f"duplicate answer_id '{a.answer_id}' (first on line {first[a.answer_id]})",
+                source=source,
+                line=a.line,
+                field="answer_id",
             )
-        seen.add(a.answer_id)
+        first[a.answer_id] = a.line
     return answers
+
+
+def check_task_ids(answers: Sequence[Answer], tasks: Sequence[Task], source: Path) -> None:
+    """Every answer names a task of the bank; else an error naming the file and line."""
+    known = {t.id for t in tasks}
+    for a in answers:
+        if a.task_id not in known:
+            raise InputError(
+                f"answer '{a.answer_id}' names unknown task '{a.task_id}'"
+                + ("" if known else " (the bank holds no task at all)"),
+                source=source,
+                line=a.line,
+                field="task_id",
+                hint="grade against the bank it was written for",
+            )
 
 
 _REFERENCE_SECONDS = 10.0  # a reference's own run: the ceiling of the scaled limits

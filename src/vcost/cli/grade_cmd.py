@@ -12,7 +12,13 @@ from vcost._files import write_atomic
 from vcost.cli._common import bank_root, executor_options
 from vcost.errors import InputError, SandboxError
 from vcost.executor import make_executor
-from vcost.grader import AnswerGrade, default_cache_dir, grade_answers, read_answers
+from vcost.grader import (
+    AnswerGrade,
+    check_task_ids,
+    default_cache_dir,
+    grade_answers,
+    read_answers,
+)
 from vcost.sandbox import Isolation, Sandbox, bubblewrap_problem
 from vcost.tasks import load_bank
 
@@ -119,6 +125,7 @@ def grade(
     """
     tasks = load_bank(bank_root(bank))
     todo = read_answers(answers)
+    check_task_ids(todo, tasks, Path(answers))
     if out is not None:  # before the grading, so a bad --out costs none of it
         try:
             out.parent.mkdir(parents=True, exist_ok=True)
