@@ -98,3 +98,19 @@ def test_analyse_and_indicators_stamp_the_lock_hash_of_a_locked_spec(tmp_path: P
     assert numbers["meta"]["spec_hash"] == json.loads(ind.output)["spec_hash"] == loaded.lock_hash
     assert loaded.lock_hash in out.output
     assert loaded.spec_hash not in out.output
+
+
+def test_indicators_writes_its_files_into_folders_it_makes(tmp_path: Path) -> None:
+    """--outputs and --report into folders that do not exist: both are made and written
+    (--outputs used to fail with a traceback after the report was written)."""
+    write_trace(_trace_with_confidence(0.9), tmp_path / "trace")
+    spec = str(example_path("code-instantiation"))
+    outputs, report = tmp_path / "o" / "outputs.csv", tmp_path / "r" / "report.md"
+    result = CliRunner().invoke(
+        cli,
+        ["indicators", str(tmp_path / "trace"), "--spec", spec, "--reps", "20",
+         "--outputs", str(outputs), "--report", str(report)],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert outputs.read_text().startswith("answer_id,model_id,ground_truth,")
+    assert report.read_text().startswith("#")

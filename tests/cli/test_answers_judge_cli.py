@@ -116,3 +116,16 @@ def test_unknown_model_name_and_missing_cassette(tmp_path: Path, offline: Offlin
     )  # fmt: skip
     assert replay.exit_code == 2
     assert "cassette does not exist" in replay.output
+
+
+def test_a_models_file_saved_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
+    """A models.toml saved by a Windows editor (UTF-8 with a byte-order mark) checks as the
+    same file without it; it used to fail as "not valid TOML" at line 1."""
+    models = Path(__file__).parents[2] / "src" / "vcost" / "examples" / "ai-checkers"
+    bom = tmp_path / "models.toml"
+    bom.write_bytes(b"\xef\xbb\xbf" + (models / "models.toml").read_bytes())
+    plain = CliRunner().invoke(cli, ["models", "check", str(models / "models.toml")])
+    result = CliRunner().invoke(cli, ["models", "check", str(bom)])
+    assert result.exit_code == plain.exit_code == 0, result.output
+    assert "4 model(s) in" in result.output
+    assert "4 model(s) in" in plain.output

@@ -138,3 +138,19 @@ def test_help_texts(runner: CliRunner) -> None:
     lock_help = runner.invoke(cli, ["spec", "lock", "--help"]).stdout
     assert "--force" in lock_help
     assert "[[deviations]]" in lock_help
+
+
+def test_a_spec_saved_with_a_byte_order_mark_is_read(
+    runner: CliRunner, study: Path, tmp_path: Path
+) -> None:
+    """Notepad saves UTF-8 with a byte-order mark: the spec reads as without it (same hash),
+    and prereg -o writes into a folder that does not exist yet."""
+    bom = tmp_path / "bom.toml"
+    bom.write_bytes(b"\xef\xbb\xbf" + study.read_bytes())
+    result = runner.invoke(cli, ["spec", "check", str(bom)])
+    assert result.exit_code == 0, result.output
+    assert StudySpec.load(study).spec_hash in result.stdout
+    out = tmp_path / "new" / "prereg.md"
+    result = runner.invoke(cli, ["spec", "prereg", str(bom), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert out.read_text(encoding="utf-8").startswith("# Pre-registration")

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
+from vcost._files import write_atomic
 from vcost.errors import InputError
 from vcost.indicators import IndicatorReport, IndicatorSettings, compute_indicators
 from vcost.report import indicators_table, render_markdown
@@ -35,8 +36,7 @@ def write_outputs(
     else:
         Console().print(indicators_table(report))
     if markdown is not None:
-        markdown.parent.mkdir(parents=True, exist_ok=True)
-        markdown.write_text(render_markdown(report, label=label), encoding="utf-8")
+        write_atomic(markdown, render_markdown(report, label=label))
         if not as_json:
             click.echo(f"report written to {markdown}")
 
@@ -105,6 +105,6 @@ def indicators(
         else IndicatorSettings(bootstrap_reps=reps, seed=seed)
     )
     report = compute_indicators(load_trace(trace_path, db, spec), settings, spec=spec)
+    if outputs_csv is not None:  # the files first (folders made, each written whole)
+        write_atomic(outputs_csv, report.outputs.to_csv(index=False))
     write_outputs(report, as_json=as_json, markdown=markdown)
-    if outputs_csv is not None:
-        report.outputs.to_csv(outputs_csv, index=False)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import click
 
+from vcost._files import write_atomic
 from vcost.spec import (
     EXAMPLES,
     StudySpec,
@@ -101,7 +102,7 @@ def prereg_cmd(file: Path, output: Path | None) -> None:
     if output is None:
         click.echo(text, nl=False)
         return
-    output.write_text(text, encoding="utf-8")
+    write_atomic(output, text)
     click.echo(f"wrote {output}")
 
 

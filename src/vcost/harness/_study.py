@@ -88,7 +88,7 @@ def _settings(path: Path) -> HarnessSettings:
     if not path.is_file():
         return HarnessSettings()
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(path.read_text(encoding="utf-8-sig"))
         return HarnessSettings.model_validate(data.get("harness", {}))
     except tomllib.TOMLDecodeError as error:
         raise InputError(f"not valid TOML: {error}", source=path) from None

@@ -208,7 +208,7 @@ def load_models(path: str | Path) -> dict[str, ModelConfig]:
     """
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a byte-order mark read past
     except OSError as exc:
         raise InputError(
             f"cannot read the models file: {exc.strerror or exc}",

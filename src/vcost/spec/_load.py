@@ -321,7 +321,7 @@ def spec_from_text(
 
 def _read(path: Path) -> str:
     try:
-        return path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8-sig")  # a byte-order mark read past
     except FileNotFoundError:
         raise SpecError("no such file", source=path, hint="check the path") from None
     except (OSError, UnicodeDecodeError) as error:

@@ -51,7 +51,7 @@ def bank_limits(bank_path: str | Path) -> BankLimits:
     if not path.is_file():
         return BankLimits()
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(path.read_text(encoding="utf-8-sig"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
         raise InputError(f"cannot read it: {error}", source=path) from None
     unknown = sorted(set(data) - {"check"})

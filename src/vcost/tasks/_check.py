@@ -273,7 +273,7 @@ def check_task(
     folder = Path(path)
     name = folder.name
     try:
-        meta = tomllib.loads((folder / "task.toml").read_text(encoding="utf-8"))
+        meta = tomllib.loads((folder / "task.toml").read_text(encoding="utf-8-sig"))
     except (OSError, tomllib.TOMLDecodeError) as error:
         return None, [Problem(name, "task.toml", str(error))]
     problems = []

@@ -165,7 +165,7 @@ def load_task(path: str | Path) -> Task:
     """Load one task folder. Raises ValueError / KeyError / OSError on malformed content;
     :func:`vcost.tasks.check_bank` turns those into messages naming the task and file."""
     folder = Path(path)
-    meta = tomllib.loads((folder / "task.toml").read_text(encoding="utf-8"))
+    meta = tomllib.loads((folder / "task.toml").read_text(encoding="utf-8-sig"))
     common: dict[str, Any] = {
         "path": folder,
         "id": str(meta["id"]),
