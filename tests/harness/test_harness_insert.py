@@ -149,13 +149,14 @@ def test_a_row_another_writer_stored_first_is_not_counted(postgres_schema_url: s
 
 
 def _wait_until_blocked(conn: sa.Connection) -> None:
-    """Until another backend waits on a lock (B's insert behind A's row)."""
+    """Until another backend waits on ``conn``'s locks (B's insert behind A's row)."""
+    pid = conn.execute(sa.text("SELECT pg_backend_pid()")).scalar()
     query = sa.text(
-        "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
-        "AND datname = current_database()"
+        "SELECT count(*) FROM pg_stat_activity "
+        "WHERE CAST(:pid AS integer) = ANY(pg_blocking_pids(pid))"
     )
     deadline = datetime.now(UTC) + timedelta(seconds=30)
     with conn.engine.connect() as watch:
-        while watch.execute(query).scalar() == 0:
+        while watch.execute(query, {"pid": pid}).scalar() == 0:
             assert datetime.now(UTC) < deadline, "the second writer never waited on the row"
             time.sleep(0.01)
