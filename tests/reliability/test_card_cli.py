@@ -4,13 +4,23 @@ from __future__ import annotations
 
 import csv
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 from _reliability_support import agreeing_labels, toy_gold
 from click.testing import CliRunner
 
 from vcost.cli import cli
-from vcost.reliability import Verdict, VerifierIdentity, VerifierRun, write_gold
+from vcost.reliability import (
+    JUDGE_STRATEGIES,
+    GoldItem,
+    ScriptedAttacker,
+    Verdict,
+    VerifierIdentity,
+    VerifierRun,
+    exploit_audit,
+    write_gold,
+)
 
 
 def _labels(path: Path) -> Path:
@@ -31,6 +41,16 @@ def _run(path: Path, version: str, lenient: bool) -> Path:
     return VerifierRun(identity, tuple(verdicts), run_at="2026-01-01T00:00:00+00:00").write(path)
 
 
+class _Strict:
+    """Version 1 of `check` (as in `_run`): accepts the gold successes, rejects anything else."""
+
+    identity = VerifierIdentity("check", "program", "1")
+
+    def run(self, items: Sequence[GoldItem]) -> list[Verdict]:
+        good = {i.output for i in toy_gold().items if i.expected == "success"}
+        return [Verdict(i.item_id, "accept" if i.output in good else "reject") for i in items]
+
+
 def test_card_and_drift_commands(tmp_path: Path, policy_path: Path) -> None:
     gold = write_gold(toy_gold(), tmp_path / "gold.jsonl")
     labels = _labels(tmp_path / "labels.csv")
@@ -40,8 +60,9 @@ def test_card_and_drift_commands(tmp_path: Path, policy_path: Path) -> None:
     anchor = tmp_path / "anchor.json"
     result = runner.invoke(cli, ["drift", *common, "--anchor", str(anchor), "--freeze", "8"])
     assert result.exit_code == 0, result.output
+    audit = exploit_audit(_Strict(), toy_gold(), ScriptedAttacker(JUDGE_STRATEGIES), budget=20)
+    audit.write(tmp_path / "audit.json")
     audit = tmp_path / "audit.json"
-    audit.write_text(json.dumps({"passed": True, "attempts": 20}))
     result = runner.invoke(
         cli,
         ["card", *common, "--run", str(base), "--out", str(tmp_path / "card"),

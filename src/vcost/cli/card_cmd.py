@@ -23,6 +23,7 @@ from vcost.reliability import (
     ppi_pass_rate,
     read_anchor,
     read_escalations,
+    read_exploit_audit,
     read_export_log,
     read_gold,
     read_labels,
@@ -52,15 +53,8 @@ def _lam(text: str) -> float | Literal["tune"]:
 
 
 def _audit(path: Path | None) -> dict[str, object] | None:
-    if path is None:
-        return None
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as error:
-        raise InputError(f"not JSON: {error.msg}", source=path, line=error.lineno) from None
-    if not isinstance(data, dict) or not isinstance(data.get("passed"), bool):
-        raise InputError("an exploit audit is a JSON object with a boolean 'passed'", source=path)
-    return data
+    """The audit JSON `vcost exploit` writes, checked (:func:`read_exploit_audit`)."""
+    return None if path is None else read_exploit_audit(path)
 
 
 @click.command()
@@ -71,7 +65,9 @@ def _audit(path: Path | None) -> dict[str, object] | None:
 @click.option("--policy", "policy_path", required=True, type=_FILE, help="Card policy TOML.")
 @click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path))
 @click.option("--anchor", "anchor_path", type=_FILE, help="Frozen anchor (drift monitoring).")
-@click.option("--exploit-audit", "audit_path", type=_FILE, help="Exploit audit result (JSON).")
+@click.option("--exploit-audit", "audit_path", type=_FILE,
+              help="The audit JSON `vcost exploit` wrote; it counts for training reward only "
+              "when it names this run's verifier and this gold set.")  # fmt: skip
 @click.option("--export-log", "export_path", type=click.Path(path_type=Path),
               help="The gold set's export log (JSONL).")  # fmt: skip
 @click.option("--adjudication-log", type=click.Path(path_type=Path),
