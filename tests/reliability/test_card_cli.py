@@ -97,3 +97,40 @@ def test_bad_policy_is_one_clear_message(tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert "policy.toml" in result.output
     assert "declared_at" in result.output
+
+
+def test_a_labels_file_without_the_policy_level_column_is_refused(
+    tmp_path: Path, policy_path: Path
+) -> None:
+    """The policy's label level is `task`: a labels file with no `task_success` column (only
+    `execution_success`, or the column spelled "Task Success") is not read as all-blank labels
+    (every item set aside, a card with no labels, exit 0): `vcost card` and `vcost drift` refuse
+    it, naming the file and the missing column and listing the accepted names."""
+    gold = write_gold(toy_gold(), tmp_path / "gold.jsonl")
+    good = _labels(tmp_path / "labels.csv")
+    run = _run(tmp_path / "v1.jsonl", "1", lenient=False)
+    lines = good.read_text().splitlines()
+    wrong_level = tmp_path / "execution-only.csv"
+    wrong_level.write_text(
+        "\n".join(",".join(line.split(",")[:4]) for line in lines) + "\n"
+    )  # item_id, labeller, role, execution_success
+    spelled = tmp_path / "spelled.csv"
+    spelled.write_text("\n".join([lines[0].replace("task_success", "Task Success"), *lines[1:]]))
+    for bad in (wrong_level, spelled):
+        common = ["--gold", str(gold), "--labels", str(bad), "--policy", str(policy_path)]
+        for args in (
+            ["card", *common, "--run", str(run), "--out", str(tmp_path / "card")],
+            ["drift", *common, "--anchor", str(tmp_path / "anchor.json"), "--freeze", "8"],
+        ):
+            result = CliRunner().invoke(cli, args)
+            assert result.exit_code == 2, result.output
+            assert "Traceback" not in result.output
+            assert str(bad) in result.output
+            assert "no 'task_success' column" in result.output
+            assert "'task_success' or 'task'" in result.output
+            assert not (tmp_path / "card").exists()
+            assert not (tmp_path / "anchor.json").exists()
+    result = CliRunner().invoke(cli, ["card", "--gold", str(gold), "--labels", str(spelled),
+                                      "--run", str(run), "--policy", str(policy_path),
+                                      "--out", str(tmp_path / "card")])  # fmt: skip
+    assert "'Task Success'" in result.output  # the columns found, to spot the misspelling

@@ -120,7 +120,10 @@ def card(
     policy = load_policy(policy_path)
     gold = read_gold(gold_path, task_class=policy.task_class)
     adjudication = adjudicate(
-        gold, read_labels(label_paths), level=policy.label_level, log=adjudication_log
+        gold,
+        read_labels(label_paths, level=policy.label_level),
+        level=policy.label_level,
+        log=adjudication_log,
     )
     ids = {i.item_id for i in gold.items}
     run = VerifierRun.read(run_path, items=ids)
@@ -241,7 +244,9 @@ def drift(
     """
     policy = load_policy(policy_path)
     gold = read_gold(gold_path, task_class=policy.task_class)
-    adjudication = adjudicate(gold, read_labels(label_paths), level=policy.label_level)
+    adjudication = adjudicate(
+        gold, read_labels(label_paths, level=policy.label_level), level=policy.label_level
+    )
     if freeze is not None:
         anchor = freeze_anchor(gold, adjudication, size=freeze, seed=seed)
         anchor.write(anchor_path)
