@@ -134,3 +134,27 @@ def test_a_labels_file_without_the_policy_level_column_is_refused(
                                       "--run", str(run), "--policy", str(policy_path),
                                       "--out", str(tmp_path / "card")])  # fmt: skip
     assert "'Task Success'" in result.output  # the columns found, to spot the misspelling
+
+
+def test_freezing_over_an_existing_anchor_needs_force(tmp_path: Path, policy_path: Path) -> None:
+    """The anchor is pinned by a digest: `vcost drift --freeze` does not silently replace a
+    frozen one (a different seed or size would change it); `--force` does."""
+    gold = write_gold(toy_gold(), tmp_path / "gold.jsonl")
+    labels = _labels(tmp_path / "labels.csv")
+    anchor = tmp_path / "anchor.json"
+    args = ["drift", "--gold", str(gold), "--labels", str(labels), "--policy", str(policy_path),
+            "--anchor", str(anchor), "--freeze"]  # fmt: skip
+    first = CliRunner().invoke(cli, [*args, "8"])
+    assert first.exit_code == 0, first.output
+    frozen = anchor.read_text()
+    again = CliRunner().invoke(cli, [*args, "4", "--seed", "1"])
+    assert again.exit_code == 2, again.output
+    assert "Traceback" not in again.output
+    assert str(anchor) in again.output
+    assert "already exists" in again.output
+    assert "--force" in again.output
+    assert anchor.read_text() == frozen
+    forced = CliRunner().invoke(cli, [*args, "4", "--seed", "1", "--force"])
+    assert forced.exit_code == 0, forced.output
+    assert json.loads(anchor.read_text())["digest"] != json.loads(frozen)["digest"]
+    assert "--force" in CliRunner().invoke(cli, ["drift", "--help"]).output

@@ -222,6 +222,9 @@ def card(
 @click.option("--anchor", "anchor_path", required=True, type=click.Path(path_type=Path),
               help="Anchor file: read, or written with --freeze.")  # fmt: skip
 @click.option("--freeze", type=int, help="Freeze a new anchor of this many items and stop.")
+@click.option("--force", is_flag=True,
+              help="With --freeze: replace an anchor file that already exists (a new anchor: "
+              "cards pinned to the old one no longer match it).")  # fmt: skip
 @click.option("--baseline", type=_FILE, help="Verifier run the card was issued on.")
 @click.option("--candidate", type=_FILE, help="New run (new version, or periodic re-run).")
 @click.option("--card", "card_path", type=_FILE, help="A card.json to update with the result.")
@@ -232,6 +235,7 @@ def drift(
     policy_path: Path,
     anchor_path: Path,
     freeze: int | None,
+    force: bool,
     baseline: Path | None,
     candidate: Path | None,
     card_path: Path | None,
@@ -240,8 +244,20 @@ def drift(
     """Freeze an anchor subset, or compare a new run with the baseline on it.
 
     A shift beyond the policy's drift tolerance suspends billing and training-reward eligibility
-    on the card (rewritten next to --card) until the verifier is recertified.
+    on the card (rewritten next to --card) until the verifier is recertified. The anchor is
+    pinned: --freeze refuses to replace an existing anchor file unless --force is given.
     """
+    if force and freeze is None:
+        raise InputError("--force is for replacing an anchor with --freeze", field="--force")
+    if freeze is not None and anchor_path.exists() and not force:
+        raise InputError(
+            "an anchor file already exists here: the frozen anchor is pinned by its digest, "
+            "and freezing again would replace it",
+            source=anchor_path,
+            field="--anchor",
+            hint="give another --anchor path, or add --force to replace it (then recertify: "
+            "cards and runs pinned to the old anchor no longer match it)",
+        )
     policy = load_policy(policy_path)
     gold = read_gold(gold_path, task_class=policy.task_class)
     adjudication = adjudicate(
