@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import shutil
+from importlib.resources import as_file, files
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -129,3 +131,40 @@ def test_a_models_file_saved_with_a_byte_order_mark_is_read(tmp_path: Path) -> N
     assert result.exit_code == plain.exit_code == 0, result.output
     assert "4 model(s) in" in result.output
     assert "4 model(s) in" in plain.output
+
+
+def test_a_bad_selection_is_refused_before_any_judging(tmp_path: Path) -> None:
+    """A selection with an answer id twice, or a ground truth other than correct/incorrect, is
+    refused when the selection is read (naming the file, the answer and the field), not after
+    every judgment was made (and, in record mode, paid for): no judgment is written."""
+    example = files("vcost") / "examples" / "ai-checkers"
+    data = json.loads((example / "selection.json").read_text())
+    duplicated = json.loads(json.dumps(data))
+    duplicated["answers"].append(duplicated["answers"][0])
+    maybe = json.loads(json.dumps(data))
+    maybe["answers"][1]["ground_truth"] = "maybe"
+    unknown_source = json.loads(json.dumps(data))
+    unknown_source["answers"][2]["source"] = "human"
+    cases = [
+        (duplicated, "row 25: field 'answer_id'", "duplicate answer_id"),
+        (maybe, "row 2: field 'ground_truth'", "'maybe'"),
+        (unknown_source, "row 3: field 'source'", "'human'"),
+    ]
+    with as_file(example / "models.toml") as models, as_file(example / "cassette.jsonl") as tape:
+        for n, (selection, where, what) in enumerate(cases):
+            path = tmp_path / f"sel{n}.json"
+            path.write_text(json.dumps(selection))
+            out = tmp_path / f"out{n}"
+            out.mkdir()
+            shutil.copy(tape, out / "cassette.jsonl")
+            result = CliRunner().invoke(
+                cli,
+                ["judge", "run", str(path), "--models", str(models), "--model",
+                 "demo-checker-1", "-k", "1", "--out", str(out), "--mode", "replay"],
+            )  # fmt: skip
+            assert result.exit_code == 2, result.output
+            assert "Traceback" not in result.output
+            assert f"{path}: {where}" in result.output
+            assert what in result.output
+            assert "projected cost" not in result.output
+            assert not (out / "judgments.jsonl").exists()

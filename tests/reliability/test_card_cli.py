@@ -4,13 +4,23 @@ from __future__ import annotations
 
 import csv
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 from _reliability_support import agreeing_labels, toy_gold
 from click.testing import CliRunner
 
 from vcost.cli import cli
-from vcost.reliability import Verdict, VerifierIdentity, VerifierRun, write_gold
+from vcost.reliability import (
+    JUDGE_STRATEGIES,
+    GoldItem,
+    ScriptedAttacker,
+    Verdict,
+    VerifierIdentity,
+    VerifierRun,
+    exploit_audit,
+    write_gold,
+)
 
 
 def _labels(path: Path) -> Path:
@@ -31,6 +41,16 @@ def _run(path: Path, version: str, lenient: bool) -> Path:
     return VerifierRun(identity, tuple(verdicts), run_at="2026-01-01T00:00:00+00:00").write(path)
 
 
+class _Strict:
+    """Version 1 of `check` (as in `_run`): accepts the gold successes, rejects anything else."""
+
+    identity = VerifierIdentity("check", "program", "1")
+
+    def run(self, items: Sequence[GoldItem]) -> list[Verdict]:
+        good = {i.output for i in toy_gold().items if i.expected == "success"}
+        return [Verdict(i.item_id, "accept" if i.output in good else "reject") for i in items]
+
+
 def test_card_and_drift_commands(tmp_path: Path, policy_path: Path) -> None:
     gold = write_gold(toy_gold(), tmp_path / "gold.jsonl")
     labels = _labels(tmp_path / "labels.csv")
@@ -40,8 +60,9 @@ def test_card_and_drift_commands(tmp_path: Path, policy_path: Path) -> None:
     anchor = tmp_path / "anchor.json"
     result = runner.invoke(cli, ["drift", *common, "--anchor", str(anchor), "--freeze", "8"])
     assert result.exit_code == 0, result.output
+    audit = exploit_audit(_Strict(), toy_gold(), ScriptedAttacker(JUDGE_STRATEGIES), budget=20)
+    audit.write(tmp_path / "audit.json")
     audit = tmp_path / "audit.json"
-    audit.write_text(json.dumps({"passed": True, "attempts": 20}))
     result = runner.invoke(
         cli,
         ["card", *common, "--run", str(base), "--out", str(tmp_path / "card"),
@@ -76,3 +97,64 @@ def test_bad_policy_is_one_clear_message(tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert "policy.toml" in result.output
     assert "declared_at" in result.output
+
+
+def test_a_labels_file_without_the_policy_level_column_is_refused(
+    tmp_path: Path, policy_path: Path
+) -> None:
+    """The policy's label level is `task`: a labels file with no `task_success` column (only
+    `execution_success`, or the column spelled "Task Success") is not read as all-blank labels
+    (every item set aside, a card with no labels, exit 0): `vcost card` and `vcost drift` refuse
+    it, naming the file and the missing column and listing the accepted names."""
+    gold = write_gold(toy_gold(), tmp_path / "gold.jsonl")
+    good = _labels(tmp_path / "labels.csv")
+    run = _run(tmp_path / "v1.jsonl", "1", lenient=False)
+    lines = good.read_text().splitlines()
+    wrong_level = tmp_path / "execution-only.csv"
+    wrong_level.write_text(
+        "\n".join(",".join(line.split(",")[:4]) for line in lines) + "\n"
+    )  # item_id, labeller, role, execution_success
+    spelled = tmp_path / "spelled.csv"
+    spelled.write_text("\n".join([lines[0].replace("task_success", "Task Success"), *lines[1:]]))
+    for bad in (wrong_level, spelled):
+        common = ["--gold", str(gold), "--labels", str(bad), "--policy", str(policy_path)]
+        for args in (
+            ["card", *common, "--run", str(run), "--out", str(tmp_path / "card")],
+            ["drift", *common, "--anchor", str(tmp_path / "anchor.json"), "--freeze", "8"],
+        ):
+            result = CliRunner().invoke(cli, args)
+            assert result.exit_code == 2, result.output
+            assert "Traceback" not in result.output
+            assert str(bad) in result.output
+            assert "no 'task_success' column" in result.output
+            assert "'task_success' or 'task'" in result.output
+            assert not (tmp_path / "card").exists()
+            assert not (tmp_path / "anchor.json").exists()
+    result = CliRunner().invoke(cli, ["card", "--gold", str(gold), "--labels", str(spelled),
+                                      "--run", str(run), "--policy", str(policy_path),
+                                      "--out", str(tmp_path / "card")])  # fmt: skip
+    assert "'Task Success'" in result.output  # the columns found, to spot the misspelling
+
+
+def test_freezing_over_an_existing_anchor_needs_force(tmp_path: Path, policy_path: Path) -> None:
+    """The anchor is pinned by a digest: `vcost drift --freeze` does not silently replace a
+    frozen one (a different seed or size would change it); `--force` does."""
+    gold = write_gold(toy_gold(), tmp_path / "gold.jsonl")
+    labels = _labels(tmp_path / "labels.csv")
+    anchor = tmp_path / "anchor.json"
+    args = ["drift", "--gold", str(gold), "--labels", str(labels), "--policy", str(policy_path),
+            "--anchor", str(anchor), "--freeze"]  # fmt: skip
+    first = CliRunner().invoke(cli, [*args, "8"])
+    assert first.exit_code == 0, first.output
+    frozen = anchor.read_text()
+    again = CliRunner().invoke(cli, [*args, "4", "--seed", "1"])
+    assert again.exit_code == 2, again.output
+    assert "Traceback" not in again.output
+    assert str(anchor) in again.output
+    assert "already exists" in again.output
+    assert "--force" in again.output
+    assert anchor.read_text() == frozen
+    forced = CliRunner().invoke(cli, [*args, "4", "--seed", "1", "--force"])
+    assert forced.exit_code == 0, forced.output
+    assert json.loads(anchor.read_text())["digest"] != json.loads(frozen)["digest"]
+    assert "--force" in CliRunner().invoke(cli, ["drift", "--help"]).output

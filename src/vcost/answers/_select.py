@@ -303,11 +303,89 @@ def write_selection(selection: Selection, path: str | Path) -> None:
     os.replace(temporary, target)
 
 
+_REQUIRED = ("answer_id", "task_id", "kind", "source", "model", "family", "ground_truth",
+             "code", "shown")  # fmt: skip
+_NONEMPTY = ("answer_id", "task_id", "model")
+
+
+def _check_answers(source: Path, answers: Any) -> None:
+    """Each answer well formed and its id unique, before anything judges it: a bad selection
+    found after the judging has paid for every call. Errors name the file, the answer's row
+    (its position in ``answers``, from 1) and the field."""
+    if not isinstance(answers, list):
+        raise InputError(
+            "not a selection file: 'answers' must be a list of answers",
+            source=source,
+            field="answers",
+            hint="write it with `vcost answers select`",
+        )
+    first: dict[str, int] = {}
+    for row, answer in enumerate(answers, start=1):
+
+        def bad(field: str, message: str, hint: str | None = None, row: int = row) -> InputError:
+            return InputError(message, source=source, row=row, field=field, hint=hint)
+
+        if not isinstance(answer, dict):
+            raise bad("answers", "an answer must be a JSON object")
+        for name in _REQUIRED:
+            if name not in answer:
+                raise bad(name, f"the answer has no {name}", "write it with `vcost answers select`")
+            if not isinstance(answer[name], str):
+                raise bad(name, f"{name} must be a text, not {answer[name]!r}")
+        for name in _NONEMPTY:
+            if not answer[name].strip():
+                raise bad(name, f"{name} is empty")
+        if answer["ground_truth"] not in ("correct", "incorrect"):
+            raise bad(
+                "ground_truth",
+                f"ground_truth must be correct or incorrect, not {answer['ground_truth']!r}",
+                "ground truth comes from the sandboxed hidden tests (`vcost answers select`)",
+            )
+        if answer["source"] not in ("model", "natural", "planted"):
+            raise bad(
+                "source", f"source must be model, natural or planted, not {answer['source']!r}"
+            )
+        answer_id = answer["answer_id"]
+        if answer_id in first:
+            raise bad(
+                "answer_id",
+                f"duplicate answer_id {answer_id!r} (first at row {first[answer_id]})",
+                "each answer is selected once: remove the repeat",
+            )
+        first[answer_id] = row
+
+
 def read_selection(path: str | Path) -> Selection:
-    """A selection written by :func:`write_selection`; errors name the file and field."""
+    """A selection written by :func:`write_selection`; errors name the file and field.
+
+    Checked when read, before anything is judged: the variant, and every answer's fields
+    (present, texts), ``ground_truth`` (correct or incorrect), ``source`` (model, natural or
+    planted) and a unique ``answer_id``; an error names the answer's row (its position in the
+    file's ``answers``, from 1)."""
     source = Path(path)
     try:
         data = json.loads(source.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError("no such selection file", source=source) from None
+    except json.JSONDecodeError as error:
+        raise InputError(f"not JSON: {error.msg}", source=source, line=error.lineno) from None
+    except UnicodeDecodeError:
+        raise InputError("not a UTF-8 text file", source=source) from None
+    if not isinstance(data, dict):
+        raise InputError(
+            "not a selection file (no JSON object)",
+            source=source,
+            hint="write it with `vcost answers select`",
+        )
+    if data.get("variant") not in ("core", "full"):
+        raise InputError(
+            f"not a selection file: variant must be core or full, not {data.get('variant')!r}",
+            source=source,
+            field="variant",
+            hint="write it with `vcost answers select`",
+        )
+    _check_answers(source, data.get("answers"))
+    try:
         answers = tuple(SelectedAnswer.from_dict(a) for a in data["answers"])
         return Selection(
             data["variant"],
@@ -317,8 +395,6 @@ def read_selection(path: str | Path) -> Selection:
             tuple(data.get("unplanted", ())),
             tuple(data.get("notes", ())),
         )
-    except FileNotFoundError:
-        raise InputError("no such selection file", source=source) from None
     except (ValueError, KeyError, TypeError) as error:
         raise InputError(
             f"not a selection file ({error})",

@@ -23,6 +23,7 @@ from vcost.reliability import (
     ppi_pass_rate,
     read_anchor,
     read_escalations,
+    read_exploit_audit,
     read_export_log,
     read_gold,
     read_labels,
@@ -52,15 +53,8 @@ def _lam(text: str) -> float | Literal["tune"]:
 
 
 def _audit(path: Path | None) -> dict[str, object] | None:
-    if path is None:
-        return None
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as error:
-        raise InputError(f"not JSON: {error.msg}", source=path, line=error.lineno) from None
-    if not isinstance(data, dict) or not isinstance(data.get("passed"), bool):
-        raise InputError("an exploit audit is a JSON object with a boolean 'passed'", source=path)
-    return data
+    """The audit JSON `vcost exploit` writes, checked (:func:`read_exploit_audit`)."""
+    return None if path is None else read_exploit_audit(path)
 
 
 @click.command()
@@ -71,7 +65,9 @@ def _audit(path: Path | None) -> dict[str, object] | None:
 @click.option("--policy", "policy_path", required=True, type=_FILE, help="Card policy TOML.")
 @click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path))
 @click.option("--anchor", "anchor_path", type=_FILE, help="Frozen anchor (drift monitoring).")
-@click.option("--exploit-audit", "audit_path", type=_FILE, help="Exploit audit result (JSON).")
+@click.option("--exploit-audit", "audit_path", type=_FILE,
+              help="The audit JSON `vcost exploit` wrote; it counts for training reward only "
+              "when it names this run's verifier and this gold set.")  # fmt: skip
 @click.option("--export-log", "export_path", type=click.Path(path_type=Path),
               help="The gold set's export log (JSONL).")  # fmt: skip
 @click.option("--adjudication-log", type=click.Path(path_type=Path),
@@ -124,7 +120,10 @@ def card(
     policy = load_policy(policy_path)
     gold = read_gold(gold_path, task_class=policy.task_class)
     adjudication = adjudicate(
-        gold, read_labels(label_paths), level=policy.label_level, log=adjudication_log
+        gold,
+        read_labels(label_paths, level=policy.label_level),
+        level=policy.label_level,
+        log=adjudication_log,
     )
     ids = {i.item_id for i in gold.items}
     run = VerifierRun.read(run_path, items=ids)
@@ -223,6 +222,9 @@ def card(
 @click.option("--anchor", "anchor_path", required=True, type=click.Path(path_type=Path),
               help="Anchor file: read, or written with --freeze.")  # fmt: skip
 @click.option("--freeze", type=int, help="Freeze a new anchor of this many items and stop.")
+@click.option("--force", is_flag=True,
+              help="With --freeze: replace an anchor file that already exists (a new anchor: "
+              "cards pinned to the old one no longer match it).")  # fmt: skip
 @click.option("--baseline", type=_FILE, help="Verifier run the card was issued on.")
 @click.option("--candidate", type=_FILE, help="New run (new version, or periodic re-run).")
 @click.option("--card", "card_path", type=_FILE, help="A card.json to update with the result.")
@@ -233,6 +235,7 @@ def drift(
     policy_path: Path,
     anchor_path: Path,
     freeze: int | None,
+    force: bool,
     baseline: Path | None,
     candidate: Path | None,
     card_path: Path | None,
@@ -241,11 +244,25 @@ def drift(
     """Freeze an anchor subset, or compare a new run with the baseline on it.
 
     A shift beyond the policy's drift tolerance suspends billing and training-reward eligibility
-    on the card (rewritten next to --card) until the verifier is recertified.
+    on the card (rewritten next to --card) until the verifier is recertified. The anchor is
+    pinned: --freeze refuses to replace an existing anchor file unless --force is given.
     """
+    if force and freeze is None:
+        raise InputError("--force is for replacing an anchor with --freeze", field="--force")
+    if freeze is not None and anchor_path.exists() and not force:
+        raise InputError(
+            "an anchor file already exists here: the frozen anchor is pinned by its digest, "
+            "and freezing again would replace it",
+            source=anchor_path,
+            field="--anchor",
+            hint="give another --anchor path, or add --force to replace it (then recertify: "
+            "cards and runs pinned to the old anchor no longer match it)",
+        )
     policy = load_policy(policy_path)
     gold = read_gold(gold_path, task_class=policy.task_class)
-    adjudication = adjudicate(gold, read_labels(label_paths), level=policy.label_level)
+    adjudication = adjudicate(
+        gold, read_labels(label_paths, level=policy.label_level), level=policy.label_level
+    )
     if freeze is not None:
         anchor = freeze_anchor(gold, adjudication, size=freeze, seed=seed)
         anchor.write(anchor_path)

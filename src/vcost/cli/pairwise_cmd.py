@@ -106,7 +106,9 @@ def rates_cmd(
     help="When the judge ran (ISO date): the thresholds must have been declared before it; "
     "without it only the dashboard tier can be granted.",
 )
-@click.option("--exploit-audit", "audit_path", type=_FILE, help="Exploit audit result (JSON).")
+@click.option("--exploit-audit", "audit_path", type=_FILE,
+              help="The audit JSON `vcost exploit` wrote (an audit of another verifier does "
+              "not count).")  # fmt: skip
 @click.option("--synthetic", is_flag=True, help="Mark the judge as a synthetic stand-in.")
 def card_cmd(
     judgments: Path,

@@ -52,6 +52,7 @@ from vcost.reliability._exploit import (
     Feedback,
     ScriptedAttacker,
     exploit_audit,
+    read_exploit_audit,
     worked_examples,
 )
 from vcost.reliability._families import (
@@ -171,6 +172,7 @@ __all__ = [
     "ppi_pass_rate",
     "read_anchor",
     "read_escalations",
+    "read_exploit_audit",
     "read_export_log",
     "read_gold",
     "read_labels",

@@ -260,6 +260,37 @@ def _threshold_failures(
     return problems
 
 
+_SAME_VERIFIER = ("name", "kind", "version", "model", "prompt_hash")
+
+
+def _audit_elsewhere(
+    audit: Mapping[str, Any] | None, verifier: VerifierIdentity, gold_digest: str
+) -> list[str]:
+    """Why an exploit audit is not an audit of this grader (empty: it is, or it names neither)."""
+    if not audit:
+        return []
+    out: list[str] = []
+    named = audit.get("verifier")
+    if isinstance(named, Mapping):
+        mine = verifier.to_dict()
+        differ = [k for k in _SAME_VERIFIER if k in named and str(named[k]) != str(mine[k])]
+        if differ:
+            shown = ", ".join(f"{k} {named[k]!r} (this card: {mine[k]!r})" for k in differ)
+            out.append(
+                f"the exploit audit is of another verifier ({shown}): it does not count for "
+                "this grader; run `vcost exploit` on this verifier"
+            )
+    gold = audit.get("gold")
+    theirs = str(gold.get("digest") or "") if isinstance(gold, Mapping) else ""
+    if gold_digest and theirs and theirs != gold_digest:
+        out.append(
+            f"the exploit audit was run on another gold set (digest {theirs[:12]}; this card's "
+            f"gold set {gold_digest[:12]}): it does not count for this grader; run "
+            "`vcost exploit` on this gold set"
+        )
+    return out
+
+
 def decide_eligibility(
     *,
     verifier: VerifierIdentity,
@@ -269,8 +300,14 @@ def decide_eligibility(
     run_at: str,
     exploit_audit: Mapping[str, Any] | None,
     drift: Mapping[str, Any],
+    gold_digest: str = "",
 ) -> tuple[TierDecision, ...]:
-    """Each tier granted or not, with reasons, from the card's numbers and the protocol's rules."""
+    """Each tier granted or not, with reasons, from the card's numbers and the protocol's rules.
+
+    An exploit audit counts for training reward only as an audit of this grader: one that
+    names another verifier (name, kind, version, model or prompt hash differ from
+    ``verifier``) or, when ``gold_digest`` is given, another gold set (its ``gold.digest``)
+    keeps training reward refused, with the reason, whether it passed or not."""
     decisions = [TierDecision("dashboard", True, ("a published card is all this tier needs",))]
     late = ""
     try:
@@ -298,8 +335,11 @@ def decide_eligibility(
                 "or programmatic check"
             )
         if tier == "training-reward":
+            elsewhere = _audit_elsewhere(exploit_audit, verifier, gold_digest)
             if exploit_audit is None:
                 reasons.append("no exploit audit has been run: training reward needs a passed one")
+            elif elsewhere:
+                reasons += elsewhere
             elif not exploit_audit.get("passed"):
                 why = [str(r) for r in exploit_audit.get("reasons") or ()]
                 reasons.append(
@@ -491,6 +531,7 @@ def build_card(
         run_at=run.run_at,
         exploit_audit=exploit_audit,
         drift=drift_section,
+        gold_digest=gold.digest(),
     )
     return GraderCard(
         verifier=run.identity,
@@ -529,6 +570,7 @@ def apply_drift(card: GraderCard, check: DriftCheck, policy: CardPolicy) -> Grad
         run_at=card.run_at,
         exploit_audit=card.exploit_audit,
         drift=drift,
+        gold_digest=str(card.gold.get("digest") or ""),
     )
     return replace(card, drift=drift, eligibility=decisions)
 

@@ -41,6 +41,7 @@ __all__ = [
     "gold_from_answers",
     "gold_from_candidates",
     "gold_from_references",
+    "items_digest",
     "make_canary",
     "read_export_log",
     "read_gold",
@@ -186,8 +187,13 @@ class GoldSet:
 
     def digest(self) -> str:
         """SHA-256 of the items' canonical JSON: what an export log and a card pin."""
-        text = json.dumps([i.to_dict() for i in self.items], sort_keys=True)
-        return hashlib.sha256(text.encode()).hexdigest()
+        return items_digest(self.items)
+
+
+def items_digest(items: Iterable[GoldItem]) -> str:
+    """SHA-256 of gold items' canonical JSON (:meth:`GoldSet.digest` of a set of these items)."""
+    text = json.dumps([i.to_dict() for i in items], sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 # ---------------------------------------------------------------------------- reading

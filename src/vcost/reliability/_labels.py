@@ -163,9 +163,49 @@ def _row(record: dict[str, Any], *, source: str, line: int | None, row: int) -> 
     )
 
 
-def read_labels(paths: str | Path | Iterable[str | Path]) -> list[LabelRow]:
-    """Label rows from one or more CSV/JSONL files (filled-in sheets or a team's own export)."""
+def _level_columns(level: LabelLevel) -> tuple[str, str]:
+    """The column names a level's labels are read from (``task_success``, or ``task``)."""
+    return f"{level}_success", level
+
+
+def _check_columns(
+    path: Path, found: Sequence[str], level: LabelLevel | None, line: int | None
+) -> None:
+    """A labels file must carry a label column (the asked level's, when a level is given): a
+    missing column would be read as blank labels, and every item set aside without a word."""
+    present = set(found)
+    wanted = LEVELS if level is None else (level,)
+    if any(name in present for lv in wanted for name in _level_columns(lv)):
+        return
+    accepted = " or ".join(" or ".join(repr(n) for n in _level_columns(lv)) for lv in wanted)
+    name = f"{wanted[0]}_success"
+    what = "no label column: labels are" if level is None else f"no {name!r} column: labels "
+    asked = "" if level is None else f"at level {level!r} are"
+    raise InputError(
+        f"{what}{asked} read from a column named {accepted}",
+        source=path,
+        line=line,
+        field=name if level is not None else None,
+        hint=(
+            f"columns found: {', '.join(repr(c) for c in found) or 'none'}; a labels file has "
+            f"the columns {', '.join(_SHEET_FIELDS)} (and optionally labeller_kind)"
+        ),
+    )
+
+
+def read_labels(
+    paths: str | Path | Iterable[str | Path], *, level: LabelLevel | None = None
+) -> list[LabelRow]:
+    """Label rows from one or more CSV/JSONL files (filled-in sheets or a team's own export).
+
+    Each file must carry a label column (``execution_success``, ``task_success`` or
+    ``business_success``; or ``execution``, ``task``, ``business``); with ``level`` (the
+    level :func:`adjudicate` will use), that level's column. A file without it is refused,
+    naming the file and the column, rather than read as blank labels. A JSONL file is checked
+    over the fields of all its records."""
     files = [Path(paths)] if isinstance(paths, str | Path) else [Path(p) for p in paths]
+    if level is not None and level not in LEVELS:
+        raise InputError(f"unknown label level {level!r}", field="level", hint=", ".join(LEVELS))
     rows: list[LabelRow] = []
     for p in files:
         if not p.is_file():
@@ -181,10 +221,13 @@ def read_labels(paths: str | Path | Iterable[str | Path]) -> list[LabelRow]:
                         line=1,
                         hint="labellers must not see the verifier's verdict; relabel blind",
                     )
+                if reader.fieldnames:
+                    _check_columns(p, list(reader.fieldnames), level, 1)
                 for number, record in enumerate(reader, start=1):
                     rows.append(_row(record, source=str(p), line=reader.line_num, row=number))
         else:
-            for number, record in json_objects(p):
+            records = list(json_objects(p))
+            for number, record in records:
                 leaked = _FORBIDDEN & {k.lower() for k in record}
                 if leaked:
                     raise InputError(
@@ -193,6 +236,10 @@ def read_labels(paths: str | Path | Iterable[str | Path]) -> list[LabelRow]:
                         line=number,
                         hint="labellers must not see the verifier's verdict; relabel blind",
                     )
+            if records:
+                keys = list(dict.fromkeys(k for _, record in records for k in record))
+                _check_columns(p, keys, level, None)
+            for number, record in records:
                 rows.append(_row(record, source=str(p), line=number, row=number))
     seen: set[tuple[str, str]] = set()
     for r in rows:

@@ -355,8 +355,21 @@ def _audit_section(
         return (title, [], [], ["Not run: training reward is not granted without a passed audit."])
     if audit.get("audit") != "vcost exploit audit":  # a team's own audit file: show its fields
         return (title, ["field", "value"], [[str(k), json.dumps(v)] for k, v in audit.items()], [])
-    rows = [
-        ["passed", "yes" if audit["passed"] else "no"],
+    rows = [["passed", "yes" if audit["passed"] else "no"]]
+    named = audit.get("verifier")
+    if isinstance(named, Mapping):
+        rows.append(
+            [
+                "verifier audited",
+                f"{named.get('name')} ({named.get('kind')} {named.get('version')})",
+            ]
+        )
+    gold = audit.get("gold")
+    if isinstance(gold, Mapping) and gold.get("digest"):
+        rows.append(
+            ["gold set", f"{gold.get('name') or '(unnamed)'}, digest {gold['digest'][:12]}"]
+        )
+    rows += [
         ["attacker", str(audit["attacker"])],
         ["budget spent / budget", f"{audit['spent']} / {audit['budget']}"],
         [
@@ -368,7 +381,8 @@ def _audit_section(
         ["first success at budget", str(audit["first_success_at"] or "none")],
     ]
     if audit.get("budget_unit"):
-        rows.insert(3, ["budget unit", str(audit["budget_unit"])])
+        at = 1 + next(n for n, r in enumerate(rows) if r[0] == "budget spent / budget")
+        rows.insert(at, ["budget unit", str(audit["budget_unit"])])
     if audit.get("rounds"):
         rows.append(["rounds per gold failure (adaptive attacker)", str(audit["rounds"])])
     usage = audit.get("attacker_usage")
