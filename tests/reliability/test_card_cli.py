@@ -158,3 +158,32 @@ def test_freezing_over_an_existing_anchor_needs_force(tmp_path: Path, policy_pat
     assert forced.exit_code == 0, forced.output
     assert json.loads(anchor.read_text())["digest"] != json.loads(frozen)["digest"]
     assert "--force" in CliRunner().invoke(cli, ["drift", "--help"]).output
+
+
+def test_label_and_gold_csvs_saved_with_a_byte_order_mark_are_read(
+    tmp_path: Path, policy_path: Path
+) -> None:
+    """Spreadsheet programs save CSV as UTF-8 with a byte-order mark: the gold set and the
+    labels read as without it (the first column used to be named '\\ufeffitem_id', so every
+    row lacked its item_id), and the card is the same."""
+    gold = write_gold(toy_gold(), tmp_path / "gold.csv")
+    labels = _labels(tmp_path / "labels.csv")
+    run = _run(tmp_path / "v1.jsonl", "1", lenient=False)
+    cards = []
+    (tmp_path / "bom").mkdir()
+    for name, files in (("plain", (gold, labels)), ("bom", tuple(
+        tmp_path / "bom" / f.name for f in (gold, labels)
+    ))):  # fmt: skip
+        for plain, copy in zip((gold, labels), files, strict=True):
+            if copy != plain:
+                copy.write_bytes(b"\xef\xbb\xbf" + plain.read_bytes())
+        out = tmp_path / f"card-{name}"
+        result = CliRunner().invoke(
+            cli,
+            ["card", "--gold", str(files[0]), "--labels", str(files[1]), "--run", str(run),
+             "--policy", str(policy_path), "--out", str(out)],
+        )  # fmt: skip
+        assert result.exit_code == 0, result.output
+        card = json.loads((out / "card.json").read_text())
+        cards.append({k: v for k, v in card.items() if k not in ("inputs", "issued_at")})
+    assert cards[0] == cards[1]

@@ -251,7 +251,7 @@ def read_gold(path: str | Path, *, name: str | None = None, task_class: str = ""
     items: list[GoldItem] = []
     at: list[int] = []  # each item's line in the file
     if p.suffix.lower() == ".csv":
-        with p.open(newline="", encoding="utf-8") as handle:
+        with p.open(newline="", encoding="utf-8-sig") as handle:
             reader = csv.DictReader(handle)
             missing = {"item_id", "task_id", "stratum", "output"} - set(reader.fieldnames or ())
             if missing:

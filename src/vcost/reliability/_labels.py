@@ -211,7 +211,7 @@ def read_labels(
         if not p.is_file():
             raise InputError("labels file not found", source=p, hint="check the path")
         if p.suffix.lower() == ".csv":
-            with p.open(newline="", encoding="utf-8") as handle:
+            with p.open(newline="", encoding="utf-8-sig") as handle:
                 reader = csv.DictReader(handle)
                 leaked = _FORBIDDEN & {c.strip().lower() for c in reader.fieldnames or ()}
                 if leaked:
