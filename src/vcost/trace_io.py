@@ -38,6 +38,7 @@ import difflib
 import functools
 import json
 import os
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -429,6 +430,9 @@ def _as_bool(raw: pd.Series[Any]) -> tuple[pd.Series[Any], _Mask]:
 
 
 _OFFSET = r"(?:[zZ]|[+-]\d{2}(?::?\d{2})?)$"
+_ISO_START = r"^\s*\d"
+"""An ISO 8601 date-time starts with the year's digits. pandas also reads the words ``now``
+and ``today`` (as the time of reading), which would store the import's time unnoticed."""
 
 
 def _as_datetime(raw: pd.Series[Any]) -> tuple[pd.Series[Any], _Mask]:
@@ -444,6 +448,7 @@ def _as_datetime(raw: pd.Series[Any]) -> tuple[pd.Series[Any], _Mask]:
         source = raw.astype(_STR) if isinstance(dtype, pd.CategoricalDtype) else raw
         source = source.where(pd.Series(present, index=source.index))
         try:
+            source = source.where(source.astype("string").str.contains(_ISO_START, na=False))
             # parse strings with and without a UTC offset apart: given both, pandas applies the
             # first offset it sees to the naive ones; a naive time is UTC by the trace contract
             offset = source.astype("string").str.strip().str.contains(_OFFSET, na=False)
@@ -469,6 +474,8 @@ def _as_datetime(raw: pd.Series[Any]) -> tuple[pd.Series[Any], _Mask]:
 
 
 def _one_datetime(value: object) -> pd.Timestamp | None:
+    if isinstance(value, str) and re.match(_ISO_START, value) is None:
+        return None
     try:
         stamp = pd.Timestamp(value)  # type: ignore[arg-type]
     except (TypeError, ValueError):

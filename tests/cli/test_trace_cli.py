@@ -146,3 +146,45 @@ def test_db_group(runner: CliRunner, db_url: str) -> None:
     info = runner.invoke(db, ["info", "--db", db_url])
     assert info.exit_code == 0
     assert "episodes            45" in info.output
+
+
+def _set_field(path: Path, line: int, column: str, value: str) -> None:
+    """Set ``column`` of the CSV record on physical ``line`` (header = line 1) to ``value``."""
+    with path.open(newline="") as handle:
+        rows = list(csv.reader(handle))
+    rows[line - 1][rows[0].index(column)] = value
+    with path.open("w", newline="") as handle:
+        csv.writer(handle, lineterminator="\n").writerows(rows)
+
+
+@pytest.mark.parametrize("command", ["check", "import"])
+def test_now_and_today_are_not_date_times(
+    runner: CliRunner, tmp_path: Path, db_url: str, command: str
+) -> None:
+    """A user wrote `now` and `today` into date-time columns of the events and episodes files
+    and ran `vcost trace check` / `vcost trace import`: each value must be refused as not an
+    ISO 8601 date-time, naming its file, line and field (pandas would read them as the time of
+    the import), exit code 2, and the store must stay empty."""
+    bad = tmp_path / "t1"
+    shutil.copytree(EXAMPLE_TRACE, bad)
+    _set_field(bad / "events.csv", 2, "at", "now")
+    _set_field(bad / "events.csv", 3, "at", "today")
+    _set_field(bad / "episodes.csv", 2, "started_at", "now")
+    _set_field(bad / "episodes.csv", 3, "ended_at", "today")
+    args = ["trace", command, str(bad)] + (["--db", db_url] if command == "import" else [])
+    result = runner.invoke(cli, args)
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    for expected in (
+        "events.csv: line 2: field 'at': bad type: expected an ISO 8601 date-time, got 'now'",
+        "events.csv: line 3: field 'at': bad type: expected an ISO 8601 date-time, got 'today'",
+        "episodes.csv: line 2: field 'started_at': bad type: expected an ISO 8601 date-time, "
+        "got 'now'",
+        "episodes.csv: line 3: field 'ended_at': bad type: expected an ISO 8601 date-time, "
+        "got 'today'",
+    ):
+        assert expected in result.output
+    assert "(4 problems)" in result.output
+    if command == "import":
+        with Store.open(db_url) as store:
+            assert all(n == 0 for n in store.counts().values())
