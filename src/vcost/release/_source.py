@@ -10,6 +10,7 @@ again from ``harness_responses``, never read.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,8 +25,8 @@ from vcost.errors import InputError
 from vcost.harness._export import _LEFT_OUT, _STORE_TABLES, _frame, _kind
 from vcost.store import Store
 from vcost.trace import Trace
+from vcost.trace_io import _ISO_START, read_trace
 from vcost.trace_io import TABLES as TRACE_COLUMNS
-from vcost.trace_io import read_trace
 
 __all__ = ["STORE_TABLES", "Source", "Table", "load_source"]
 
@@ -161,6 +162,8 @@ def _coerce(values: pd.Series[Any], kind: str, path: Path, column: str) -> pd.Se
                     raise ValueError(v)
                 out.append(text in ("true", "1"))
             elif kind == "datetime":
+                if isinstance(v, str) and re.match(_ISO_START, v) is None:
+                    raise ValueError(v)  # pandas reads `now` and `today` as the time of reading
                 out.append(pd.Timestamp(v))
             elif kind == "json":
                 data = json.loads(v) if isinstance(v, str) else v
