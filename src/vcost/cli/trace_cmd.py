@@ -136,9 +136,9 @@ def export_cmd(
     """Write the stored trace to directory OUT.
 
     Without --spec-hash or --model-id, everything stored; with them, the selected episodes
-    and the answers, verifiers and events they refer to.
+    and the answers, verifiers and events they refer to. The store must exist.
     """
-    with Store.open(url) as store:
+    with Store.open(url, create=False) as store:
         loaded = store.load_trace(spec_hash=spec_hash, model_id=model_id)
     write_trace(loaded, out, format=fmt, overwrite=force)
     click.echo(f"wrote {out} ({fmt})")

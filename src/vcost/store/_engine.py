@@ -10,9 +10,15 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.pool import StaticPool
 
-from vcost.errors import StoreError
+from vcost.errors import InputError, StoreError
 
-__all__ = ["DEFAULT_URL_ENV", "create_engine", "resolve_url"]
+__all__ = [
+    "DEFAULT_URL_ENV",
+    "NO_STORE_HINT",
+    "create_engine",
+    "require_sqlite_file",
+    "resolve_url",
+]
 
 DEFAULT_URL_ENV = "VCOST_DATABASE_URL"
 """Environment variable naming the database when :meth:`Store.open` gets no URL."""
@@ -30,6 +36,22 @@ def resolve_url(url: str | None) -> sa.URL:
     if parsed.drivername in ("postgresql", "postgres"):
         parsed = parsed.set(drivername="postgresql+psycopg")
     return parsed
+
+
+NO_STORE_HINT = "only commands that write (`vcost db upgrade`, `vcost trace import`) create a store"
+"""What to do when a command that only reads is given a URL naming no store."""
+
+
+def require_sqlite_file(url: sa.URL) -> None:
+    """Refuse a SQLite URL whose file does not exist, before connecting would create it
+    (:class:`~vcost.errors.InputError` naming the file as given). Other URLs pass."""
+    database = url.database
+    if url.get_backend_name() != "sqlite" or database in (None, "", ":memory:"):
+        return
+    if not Path(str(database)).is_file():
+        raise InputError(
+            "no such store file", source=database, hint=f"check the path; {NO_STORE_HINT}"
+        )
 
 
 def _sqlite_engine(url: sa.URL) -> Engine:
