@@ -1,8 +1,9 @@
-"""Commands that only read a store, given a URL that names none: refused, nothing created.
+"""`--db` URLs a store cannot use, through click's test runner as a user types the commands.
 
-`vcost db info`, `vcost trace export` and `vcost indicators --db` read; `vcost db upgrade` and
-`vcost trace import` write and may create a store. Each test runs on SQLite (a file) and on
-PostgreSQL (an empty schema) through click's test runner, as a user would type the command.
+Commands that only read (`vcost db info`, `vcost trace export`, `vcost indicators --db`),
+given a URL that names no store: refused, nothing created (SQLite file and PostgreSQL schema).
+Commands that write (`vcost db upgrade`, `vcost trace import`) create a store, and a SQLite
+path they cannot create it at is one message naming the folder.
 """
 
 from __future__ import annotations
@@ -133,3 +134,39 @@ def test_db_info_reports_an_old_store_without_migrating_it(store_url: str) -> No
         assert f"schema version {LATEST_VERSION}" in upgrade.output
     finally:
         engine.dispose()
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["trace", "import", str(EXAMPLE_TRACE)], ["db", "upgrade"]],
+    ids=["trace-import", "db-upgrade"],
+)
+def test_a_writer_names_a_missing_folder(tmp_path: Path, command: list[str]) -> None:
+    """`vcost trace import EXAMPLE --db sqlite:///missing/x.db` (or `vcost db upgrade`) where
+    the folder `missing` does not exist: exit code 2 and one message naming the folder and
+    what to do, no traceback, and no folder or file created."""
+    database = tmp_path / "missing" / "x.db"
+    result = CliRunner().invoke(cli, [*command, "--db", f"sqlite:///{database}"])
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert f"error: {database.parent}: no such folder for the store file x.db" in result.output
+    assert "create the folder" in result.output
+    assert not database.parent.exists()
+
+
+def test_a_write_lock_that_cannot_be_opened_is_a_message(tmp_path: Path) -> None:
+    """The store's side file `x.db.write-lock` cannot be opened (here it is a folder) when the
+    user runs `vcost trace import`: exit code 2 and a message naming the store and the lock
+    file, not a traceback."""
+    database = tmp_path / "x.db"
+    url = f"sqlite:///{database}"
+    assert CliRunner().invoke(cli, ["db", "upgrade", "--db", url]).exit_code == 0
+    lock = Path(f"{database}.write-lock")
+    lock.unlink()
+    lock.mkdir()
+    result = CliRunner().invoke(cli, ["trace", "import", str(EXAMPLE_TRACE), "--db", url])
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    assert result.output.startswith(f"error: cannot open the store at {url}: ")
+    assert "x.db.write-lock" in result.output

@@ -15,8 +15,8 @@ from vcost.errors import InputError, StoreError
 __all__ = [
     "DEFAULT_URL_ENV",
     "NO_STORE_HINT",
+    "check_sqlite_path",
     "create_engine",
-    "require_sqlite_file",
     "resolve_url",
 ]
 
@@ -42,15 +42,24 @@ NO_STORE_HINT = "only commands that write (`vcost db upgrade`, `vcost trace impo
 """What to do when a command that only reads is given a URL naming no store."""
 
 
-def require_sqlite_file(url: sa.URL) -> None:
-    """Refuse a SQLite URL whose file does not exist, before connecting would create it
-    (:class:`~vcost.errors.InputError` naming the file as given). Other URLs pass."""
+def check_sqlite_path(url: sa.URL, *, create: bool) -> None:
+    """Refuse, before connecting, a SQLite file path the store cannot use, with an
+    :class:`~vcost.errors.InputError` naming it as given: with ``create=False`` a file that
+    does not exist (connecting would create it); with ``create=True`` a folder that does not
+    exist (SQLite and the write lock could not create the file). Other URLs pass."""
     database = url.database
     if url.get_backend_name() != "sqlite" or database in (None, "", ":memory:"):
         return
-    if not Path(str(database)).is_file():
+    path = Path(str(database))
+    if not create and not path.is_file():
         raise InputError(
             "no such store file", source=database, hint=f"check the path; {NO_STORE_HINT}"
+        )
+    if create and not path.exists() and not path.parent.is_dir():
+        raise InputError(
+            f"no such folder for the store file {path.name}",
+            source=path.parent,
+            hint="create the folder first, or check the path in --db / $VCOST_DATABASE_URL",
         )
 
 

@@ -44,8 +44,8 @@ from vcost.store._checkpoint import Checkpointer
 from vcost.store._engine import (
     DEFAULT_URL_ENV,
     NO_STORE_HINT,
+    check_sqlite_path,
     create_engine,
-    require_sqlite_file,
     resolve_url,
 )
 from vcost.store._migrations import LATEST_VERSION, current_version, migrate
@@ -151,8 +151,7 @@ class Store:
         cannot be reached or, when upgrading, is newer than this code.
         """
         parsed = resolve_url(url)
-        if not create:
-            require_sqlite_file(parsed)
+        check_sqlite_path(parsed, create=create)
         engine = create_engine(parsed)
         store = cls(engine)
         try:
@@ -268,6 +267,8 @@ class Store:
         except sa.exc.SQLAlchemyError as error:
             detail = getattr(error, "orig", None) or error
             raise StoreError(f"cannot {doing} at {self.url}: {detail}") from error
+        except OSError as error:  # the write lock's side file (<database>.write-lock)
+            raise StoreError(f"cannot {doing} at {self.url}: {error}") from error
 
     # -- counting ----------------------------------------------------------------------------
 
