@@ -1204,7 +1204,8 @@ def _write_valid_trace(
         names = ", ".join(p.name for p in existing)
         raise TraceError(
             f"{directory} already holds trace files ({names})",
-            hint="choose an empty directory, or overwrite",
+            field="overwrite",
+            hint="choose an empty directory, or pass overwrite=True to replace them",
         )
     frames = {
         "answers": clean.answers,

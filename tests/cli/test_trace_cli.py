@@ -188,3 +188,23 @@ def test_now_and_today_are_not_date_times(
     if command == "import":
         with Store.open(db_url) as store:
             assert all(n == 0 for n in store.counts().values())
+
+
+def test_export_into_a_trace_folder_names_the_force_option(
+    runner: CliRunner, tmp_path: Path, db_url: str
+) -> None:
+    """The user ran `vcost trace export OUT` twice into the same folder: the second run is
+    refused (exit code 2, files unchanged) with a hint naming the option that exists,
+    --force, and following that hint works."""
+    runner.invoke(cli, ["trace", "import", str(EXAMPLE_TRACE), "--db", db_url])
+    out = tmp_path / "out"
+    assert runner.invoke(cli, ["trace", "export", str(out), "--db", db_url]).exit_code == 0
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    refused = runner.invoke(cli, ["trace", "export", str(out), "--db", db_url])
+    assert refused.exit_code == 2
+    assert f"error: field '--force': {out} already holds trace files" in refused.output
+    assert "(choose an empty directory, or add --force to replace them)" in refused.output
+    assert "overwrite" not in refused.output
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    forced = runner.invoke(cli, ["trace", "export", str(out), "--db", db_url, "--force"])
+    assert forced.exit_code == 0, forced.output
