@@ -20,8 +20,10 @@ Decisions, written down so the code can be held against them:
   moves the next record down); Parquet files and in-memory frames say ``row N`` (first row = 1).
 - **Effort tolerance.** A check episode may not spend more than its budget; because budget
   exhaustion is detected by a clock, effort may exceed the budget by up to
-  :data:`EFFORT_TOLERANCE` (0.1 %) of it. Do episodes are not held to their cap (the do-time
-  cap is an instruction; the harness records what happened).
+  :data:`EFFORT_TOLERANCE` (0.1 %) of it, that 0.1 % included (compared with a relative slack
+  of 1e-12 for floating-point rounding, so 10.01 of a budget of 10 passes). Do episodes are
+  not held to their cap (the do-time cap is an instruction; the harness records what
+  happened).
 - **Missing means empty.** An empty CSV field, an empty string and a null are the same: missing.
 - **Canonical types.** :func:`read_trace` and :func:`validate_trace` return frames with every
   contract column, in contract order, typed: enumerations as categoricals with the contract's
@@ -91,7 +93,12 @@ TABLES: Mapping[str, tuple[Column, ...]] = {
 """The trace's tables, in the order files are read, written and reported."""
 
 EFFORT_TOLERANCE = 1e-3
-"""A check episode's effort may exceed its budget by this fraction of the budget (clock slack)."""
+"""A check episode's effort may exceed its budget by up to this fraction of the budget
+(clock slack), the boundary included."""
+
+_ROUNDING = 1e-12
+"""Relative slack on the effort limit for floating-point rounding: 10 x 1.001 computes to
+10.009999999999998, below the 10.01 a trace writes for exactly 0.1 % over a budget of 10."""
 
 MAX_REPORTED_PROBLEMS = 50
 """At most this many problems are spelled out in one :class:`TraceError`; the rest are counted."""
@@ -817,7 +824,8 @@ class _Validator:
             "budget",
             lambda i: f"budget must be positive, got {_fmt(budget[i])}",
         )
-        over = is_check & (budget > 0) & (effort > budget * (1 + EFFORT_TOLERANCE))
+        limit = budget * (1 + EFFORT_TOLERANCE) * (1 + _ROUNDING)
+        over = is_check & (budget > 0) & (effort > limit)
         self.problems.rows(
             src,
             over,

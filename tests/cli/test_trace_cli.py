@@ -208,3 +208,42 @@ def test_export_into_a_trace_folder_names_the_force_option(
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
     forced = runner.invoke(cli, ["trace", "export", str(out), "--db", db_url, "--force"])
     assert forced.exit_code == 0, forced.output
+
+
+@pytest.mark.parametrize(
+    ("effort", "budget"),
+    [("10.01", "10"), ("10.01", "10.0"), ("3.003", "3"), ("0.7007", "0.7"), ("24.024", "24")],
+)
+def test_effort_exactly_at_the_tolerance_is_accepted(
+    runner: CliRunner, tmp_path: Path, effort: str, budget: str
+) -> None:
+    """The user's check episode spent exactly 0.1 % more than its budget (10.01 of 10; docs:
+    "up to 0.1 %"): `vcost trace check` accepts it, whatever the floating-point rounding of
+    budget x 1.001."""
+    trace = tmp_path / "t"
+    shutil.copytree(EXAMPLE_TRACE, trace)
+    _set_field(trace / "episodes.csv", 7, "effort", effort)
+    _set_field(trace / "episodes.csv", 7, "budget", budget)
+    result = runner.invoke(cli, ["trace", "check", str(trace)])
+    assert result.exit_code == 0, result.output
+    assert "valid trace" in result.output
+
+
+@pytest.mark.parametrize(
+    ("effort", "budget"), [("10.0101", "10"), ("10.011", "10"), ("3.0031", "3"), ("24.03", "24")]
+)
+def test_effort_clearly_over_the_tolerance_is_refused(
+    runner: CliRunner, tmp_path: Path, effort: str, budget: str
+) -> None:
+    """The user's check episode spent more than 0.1 % over its budget (10.0101 of 10, i.e.
+    0.101 %): `vcost trace check` refuses it naming file, line and field, exit code 2."""
+    trace = tmp_path / "t"
+    shutil.copytree(EXAMPLE_TRACE, trace)
+    _set_field(trace / "episodes.csv", 7, "effort", effort)
+    _set_field(trace / "episodes.csv", 7, "budget", budget)
+    result = runner.invoke(cli, ["trace", "check", str(trace)])
+    assert result.exit_code == 2, result.output
+    assert (
+        f"episodes.csv: line 7: field 'effort': effort {float(effort):g} exceeds the budget "
+        f"{float(budget):g} (by more than the 0.1% tolerance)"
+    ) in result.output
