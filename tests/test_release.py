@@ -567,6 +567,30 @@ def test_bad_input(
     assert not out.exists()
 
 
+def test_now_is_not_a_date_time_in_a_released_table(
+    panel: tuple[Trace, Path], spec_file: Path, tmp_path: Path
+) -> None:
+    """A user put a ratings.csv whose `at` says `now` beside a trace and ran `vcost release`:
+    refused with file, line and field (not released as the time of the release), exit code 2,
+    no release folder."""
+    _, folder = panel
+    odd = tmp_path / "odd"
+    odd.mkdir()
+    for name in ("answers", "verifiers", "episodes", "events"):
+        (odd / f"{name}.csv").write_bytes((folder / f"{name}.csv").read_bytes())
+    (odd / "ratings.csv").write_text(
+        "rating_id,rater_id,scale,value,at\nr1,syn-v000,s,3,2026-03-02T09:00:00Z\n"
+        "r2,syn-v000,s,3,now\n"
+    )
+    out = tmp_path / "out"
+    result = CliRunner().invoke(
+        cli, ["release", str(odd), "--spec", str(spec_file), "--out", str(out)]
+    )
+    assert result.exit_code == 2, result.output
+    assert "ratings.csv:3: field 'at': expected an ISO 8601 date-time, got 'now'" in result.output
+    assert not out.exists()
+
+
 def test_cli(panel: tuple[Trace, Path], spec_file: Path, tmp_path: Path) -> None:
     _, folder = panel
     key_file = tmp_path / "secret" / "release.key"

@@ -146,3 +146,104 @@ def test_db_group(runner: CliRunner, db_url: str) -> None:
     info = runner.invoke(db, ["info", "--db", db_url])
     assert info.exit_code == 0
     assert "episodes            45" in info.output
+
+
+def _set_field(path: Path, line: int, column: str, value: str) -> None:
+    """Set ``column`` of the CSV record on physical ``line`` (header = line 1) to ``value``."""
+    with path.open(newline="") as handle:
+        rows = list(csv.reader(handle))
+    rows[line - 1][rows[0].index(column)] = value
+    with path.open("w", newline="") as handle:
+        csv.writer(handle, lineterminator="\n").writerows(rows)
+
+
+@pytest.mark.parametrize("command", ["check", "import"])
+def test_now_and_today_are_not_date_times(
+    runner: CliRunner, tmp_path: Path, db_url: str, command: str
+) -> None:
+    """A user wrote `now` and `today` into date-time columns of the events and episodes files
+    and ran `vcost trace check` / `vcost trace import`: each value must be refused as not an
+    ISO 8601 date-time, naming its file, line and field (pandas would read them as the time of
+    the import), exit code 2, and the store must stay empty."""
+    bad = tmp_path / "t1"
+    shutil.copytree(EXAMPLE_TRACE, bad)
+    _set_field(bad / "events.csv", 2, "at", "now")
+    _set_field(bad / "events.csv", 3, "at", "today")
+    _set_field(bad / "episodes.csv", 2, "started_at", "now")
+    _set_field(bad / "episodes.csv", 3, "ended_at", "today")
+    args = ["trace", command, str(bad)] + (["--db", db_url] if command == "import" else [])
+    result = runner.invoke(cli, args)
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    for expected in (
+        "events.csv: line 2: field 'at': bad type: expected an ISO 8601 date-time, got 'now'",
+        "events.csv: line 3: field 'at': bad type: expected an ISO 8601 date-time, got 'today'",
+        "episodes.csv: line 2: field 'started_at': bad type: expected an ISO 8601 date-time, "
+        "got 'now'",
+        "episodes.csv: line 3: field 'ended_at': bad type: expected an ISO 8601 date-time, "
+        "got 'today'",
+    ):
+        assert expected in result.output
+    assert "(4 problems)" in result.output
+    if command == "import":
+        with Store.open(db_url) as store:
+            assert all(n == 0 for n in store.counts().values())
+
+
+def test_export_into_a_trace_folder_names_the_force_option(
+    runner: CliRunner, tmp_path: Path, db_url: str
+) -> None:
+    """The user ran `vcost trace export OUT` twice into the same folder: the second run is
+    refused (exit code 2, files unchanged) with a hint naming the option that exists,
+    --force, and following that hint works."""
+    runner.invoke(cli, ["trace", "import", str(EXAMPLE_TRACE), "--db", db_url])
+    out = tmp_path / "out"
+    assert runner.invoke(cli, ["trace", "export", str(out), "--db", db_url]).exit_code == 0
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    refused = runner.invoke(cli, ["trace", "export", str(out), "--db", db_url])
+    assert refused.exit_code == 2
+    assert f"error: field '--force': {out} already holds trace files" in refused.output
+    assert "(choose an empty directory, or add --force to replace them)" in refused.output
+    assert "overwrite" not in refused.output
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    forced = runner.invoke(cli, ["trace", "export", str(out), "--db", db_url, "--force"])
+    assert forced.exit_code == 0, forced.output
+
+
+@pytest.mark.parametrize(
+    ("effort", "budget"),
+    [("10.01", "10"), ("10.01", "10.0"), ("3.003", "3"), ("0.7007", "0.7"), ("24.024", "24")],
+)
+def test_effort_exactly_at_the_tolerance_is_accepted(
+    runner: CliRunner, tmp_path: Path, effort: str, budget: str
+) -> None:
+    """The user's check episode spent exactly 0.1 % more than its budget (10.01 of 10; docs:
+    "up to 0.1 %"): `vcost trace check` accepts it, whatever the floating-point rounding of
+    budget x 1.001."""
+    trace = tmp_path / "t"
+    shutil.copytree(EXAMPLE_TRACE, trace)
+    _set_field(trace / "episodes.csv", 7, "effort", effort)
+    _set_field(trace / "episodes.csv", 7, "budget", budget)
+    result = runner.invoke(cli, ["trace", "check", str(trace)])
+    assert result.exit_code == 0, result.output
+    assert "valid trace" in result.output
+
+
+@pytest.mark.parametrize(
+    ("effort", "budget"), [("10.0101", "10"), ("10.011", "10"), ("3.0031", "3"), ("24.03", "24")]
+)
+def test_effort_clearly_over_the_tolerance_is_refused(
+    runner: CliRunner, tmp_path: Path, effort: str, budget: str
+) -> None:
+    """The user's check episode spent more than 0.1 % over its budget (10.0101 of 10, i.e.
+    0.101 %): `vcost trace check` refuses it naming file, line and field, exit code 2."""
+    trace = tmp_path / "t"
+    shutil.copytree(EXAMPLE_TRACE, trace)
+    _set_field(trace / "episodes.csv", 7, "effort", effort)
+    _set_field(trace / "episodes.csv", 7, "budget", budget)
+    result = runner.invoke(cli, ["trace", "check", str(trace)])
+    assert result.exit_code == 2, result.output
+    assert (
+        f"episodes.csv: line 7: field 'effort': effort {float(effort):g} exceeds the budget "
+        f"{float(budget):g} (by more than the 0.1% tolerance)"
+    ) in result.output

@@ -495,7 +495,7 @@ def reserve_cmd(
     (each naming the row it replaces)."""
     allocation = read_allocation(folder)
     begun = set(started)
-    store = Store.open(url) if url is not None else None
+    store = Store.open(url, create=False) if url is not None else None
     try:
         if store is not None:
             begun |= started_participants(store, allocation)

@@ -23,7 +23,7 @@ def load_trace(path: Path | None, db: str | None, spec: StudySpec | None) -> Tra
     if path is not None:
         levels = tuple(spec.confidence_levels) if spec else (0.5, 0.75, 1.0)
         return read_trace(path, confidence_levels=levels)
-    with Store.open(db) as store:
+    with Store.open(db, create=False) as store:
         return store.load_trace()
 
 

@@ -87,7 +87,7 @@ def export(gold_path: Path, study_dir: Path, url: str | None, out: Path) -> None
     from vcost.store import Store
 
     gold = read_gold(gold_path)
-    with Store.open(url or default_url(study_dir)) as store:
+    with Store.open(url or default_url(study_dir), create=False) as store:
         path = export_labels(store, gold, out)
         count = len(labels_from_store(store, gold))
     click.echo(f"{count} label rows for {gold.name} -> {path}")
@@ -102,7 +102,7 @@ def status(study_dir: Path, url: str | None) -> None:
     from vcost.harness._serve import default_url
     from vcost.store import Store
 
-    with Store.open(url or default_url(study_dir)) as store:
+    with Store.open(url or default_url(study_dir), create=False) as store:
         progress = labelling_progress(store)
     if not progress:
         click.echo("no gold set is being labelled here")

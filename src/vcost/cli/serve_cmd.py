@@ -205,7 +205,7 @@ def _export(study_dir: Path | None, url: str | None, out: Path, fmt: str) -> Non
     formats: tuple[ExportFormat, ...] = (
         ("csv", "parquet") if fmt == "both" else (cast("ExportFormat", fmt),)
     )
-    with Store.open(store_url) as store:
+    with Store.open(store_url, create=False) as store:
         manifest = export_study(store, out, formats=formats, panel=panel)
     if manifest.collecting:
         click.secho(

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from vcost.errors import TraceError
 from vcost.store import Store
 from vcost.trace import HUMAN_CONFIDENCE_LEVELS, Trace
 from vcost.trace_io import TraceFormat, read_trace, write_trace
@@ -136,11 +137,20 @@ def export_cmd(
     """Write the stored trace to directory OUT.
 
     Without --spec-hash or --model-id, everything stored; with them, the selected episodes
-    and the answers, verifiers and events they refer to.
+    and the answers, verifiers and events they refer to. The store must exist.
     """
-    with Store.open(url) as store:
+    with Store.open(url, create=False) as store:
         loaded = store.load_trace(spec_hash=spec_hash, model_id=model_id)
-    write_trace(loaded, out, format=fmt, overwrite=force)
+    try:
+        write_trace(loaded, out, format=fmt, overwrite=force)
+    except TraceError as error:
+        if error.field != "overwrite":
+            raise
+        raise TraceError(
+            error.message,
+            field="--force",
+            hint="choose an empty directory, or add --force to replace them",
+        ) from None
     click.echo(f"wrote {out} ({fmt})")
     for line in summary(loaded):
         click.echo(f"  {line}")

@@ -10,6 +10,7 @@ again from ``harness_responses``, never read.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,8 +25,8 @@ from vcost.errors import InputError
 from vcost.harness._export import _LEFT_OUT, _STORE_TABLES, _frame, _kind
 from vcost.store import Store
 from vcost.trace import Trace
+from vcost.trace_io import _ISO_START, read_trace
 from vcost.trace_io import TABLES as TRACE_COLUMNS
-from vcost.trace_io import read_trace
 
 __all__ = ["STORE_TABLES", "Source", "Table", "load_source"]
 
@@ -70,7 +71,8 @@ def _kinds(table: sa.Table) -> dict[str, str]:
 
 
 def _check_store_url(text: str) -> None:
-    """Refuse a URL that names no vcost store, before :meth:`Store.open` would create one."""
+    """Refuse a URL that is not a store URL vcost can open (the release's own hint); whether it
+    names a store is checked by :meth:`Store.open` with ``create=False``."""
     try:
         url = sa.make_url(text)
     except sa.exc.ArgumentError:
@@ -80,28 +82,6 @@ def _check_store_url(text: str) -> None:
     backend = url.get_backend_name()
     if backend not in ("sqlite", "postgresql"):
         raise InputError(f"unsupported database {backend!r}", hint=_SOURCE_HINT)
-    local = backend == "sqlite" and url.database not in (None, "", ":memory:")
-    if local and not Path(str(url.database)).is_file():
-        raise InputError(
-            "no such store file",
-            source=url.database,
-            hint="check the path; a release never creates a store",
-        )
-    engine = sa.create_engine(url)
-    try:
-        has = sa.inspect(engine).has_table("schema_version")
-    except sa.exc.SQLAlchemyError as error:
-        raise InputError(
-            f"cannot read the store: {type(error).__name__}: {error.args[0] if error.args else ''}",
-            hint="check the URL and that the database server runs",
-        ) from None
-    finally:
-        engine.dispose()
-    if not has:
-        raise InputError(
-            "the database holds no vcost store (no schema_version table)",
-            hint="give the URL of the store the study wrote to",
-        )
 
 
 def _from_store(store: Store) -> Source:
@@ -161,6 +141,8 @@ def _coerce(values: pd.Series[Any], kind: str, path: Path, column: str) -> pd.Se
                     raise ValueError(v)
                 out.append(text in ("true", "1"))
             elif kind == "datetime":
+                if isinstance(v, str) and re.match(_ISO_START, v) is None:
+                    raise ValueError(v)  # pandas reads `now` and `today` as the time of reading
                 out.append(pd.Timestamp(v))
             elif kind == "json":
                 data = json.loads(v) if isinstance(v, str) else v
@@ -264,7 +246,7 @@ def load_source(source: str | Path | Store) -> Source:
         loaded = _from_store(source)
     elif "://" in str(source):
         _check_store_url(str(source))
-        with Store.open(str(source)) as store:
+        with Store.open(str(source), create=False) as store:  # a release never creates one
             loaded = _from_store(store)
     else:
         path = Path(source)

@@ -10,9 +10,15 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.pool import StaticPool
 
-from vcost.errors import StoreError
+from vcost.errors import InputError, StoreError
 
-__all__ = ["DEFAULT_URL_ENV", "create_engine", "resolve_url"]
+__all__ = [
+    "DEFAULT_URL_ENV",
+    "NO_STORE_HINT",
+    "check_sqlite_path",
+    "create_engine",
+    "resolve_url",
+]
 
 DEFAULT_URL_ENV = "VCOST_DATABASE_URL"
 """Environment variable naming the database when :meth:`Store.open` gets no URL."""
@@ -30,6 +36,31 @@ def resolve_url(url: str | None) -> sa.URL:
     if parsed.drivername in ("postgresql", "postgres"):
         parsed = parsed.set(drivername="postgresql+psycopg")
     return parsed
+
+
+NO_STORE_HINT = "only commands that write (`vcost db upgrade`, `vcost trace import`) create a store"
+"""What to do when a command that only reads is given a URL naming no store."""
+
+
+def check_sqlite_path(url: sa.URL, *, create: bool) -> None:
+    """Refuse, before connecting, a SQLite file path the store cannot use, with an
+    :class:`~vcost.errors.InputError` naming it as given: with ``create=False`` a file that
+    does not exist (connecting would create it); with ``create=True`` a folder that does not
+    exist (SQLite and the write lock could not create the file). Other URLs pass."""
+    database = url.database
+    if url.get_backend_name() != "sqlite" or database in (None, "", ":memory:"):
+        return
+    path = Path(str(database))
+    if not create and not path.is_file():
+        raise InputError(
+            "no such store file", source=database, hint=f"check the path; {NO_STORE_HINT}"
+        )
+    if create and not path.exists() and not path.parent.is_dir():
+        raise InputError(
+            f"no such folder for the store file {path.name}",
+            source=path.parent,
+            hint="create the folder first, or check the path in --db / $VCOST_DATABASE_URL",
+        )
 
 
 def _sqlite_engine(url: sa.URL) -> Engine:

@@ -11,7 +11,11 @@ Rules (DESIGN.md) and how they are kept:
 - **Validated in, validated out.** Imports go through :func:`vcost.trace_io.validate_trace`;
   :meth:`Store.load_trace` returns a trace with the same canonical types as
   :func:`vcost.trace_io.read_trace`, rows in the order they were appended.
-- **Schema versions.** Opening a store applies missing migrations (:mod:`._migrations`).
+- **Schema versions.** Opening a store applies missing migrations (:mod:`._migrations`), unless
+  it is opened with ``upgrade=False`` (``vcost db info``: it only reads).
+- **Only writers create a store.** ``Store.open(url, create=False)`` refuses a SQLite file that
+  does not exist, or a database without vcost's tables, instead of creating an empty store a
+  mistyped URL would then report on (commands that only read).
 
 SQLite runs in WAL mode with foreign keys on; write transactions start with ``BEGIN IMMEDIATE``
 so concurrent writers queue instead of failing half-way. A PostgreSQL URL may select a schema
@@ -37,7 +41,13 @@ from vcost import __version__
 from vcost.errors import InputError, StoreError, TraceError, VcostError
 from vcost.store import _schema as s
 from vcost.store._checkpoint import Checkpointer
-from vcost.store._engine import DEFAULT_URL_ENV, create_engine, resolve_url
+from vcost.store._engine import (
+    DEFAULT_URL_ENV,
+    NO_STORE_HINT,
+    check_sqlite_path,
+    create_engine,
+    resolve_url,
+)
 from vcost.store._migrations import LATEST_VERSION, current_version, migrate
 from vcost.store._values import Record, comparable, to_records, to_series
 from vcost.store._write_lock import WriteLock
@@ -126,22 +136,38 @@ class Store:
     # -- lifecycle ---------------------------------------------------------------------------
 
     @classmethod
-    def open(cls, url: str | None = None) -> Store:
+    def open(cls, url: str | None = None, *, create: bool = True, upgrade: bool = True) -> Store:
         """Open (creating and migrating if needed) the store at ``url``.
 
         Without ``url``: ``$VCOST_DATABASE_URL``, else the SQLite file ``vcost.db`` in the
         current directory. URLs: ``sqlite:///path.db``, ``sqlite://`` (in memory),
         ``postgresql+psycopg://user@host:5432/db`` (``postgresql://`` is read as psycopg).
-        Raises :class:`StoreError` when the database cannot be reached or is newer than this
-        code.
+
+        ``create=False`` (for commands that only read) refuses, with an :class:`InputError`,
+        a URL that names no store: a SQLite file that does not exist (nothing is created) or
+        a database without vcost's tables. ``upgrade=False`` leaves the schema as it is
+        (compare :attr:`schema_version` with :attr:`latest_schema_version`); the other
+        methods expect the current schema. Raises :class:`StoreError` when the database
+        cannot be reached or, when upgrading, is newer than this code.
         """
-        engine = create_engine(resolve_url(url))
+        parsed = resolve_url(url)
+        check_sqlite_path(parsed, create=create)
+        engine = create_engine(parsed)
         store = cls(engine)
         try:
-            with store._errors("open the store"), store.writing() as conn:
-                migrate(conn, vcost_version=__version__, where=store.url)
+            if not create:
+                with store._errors("open the store"), store._read() as conn:
+                    if not sa.inspect(conn).has_table(s.schema_version.name):
+                        raise InputError(
+                            "the database holds no vcost store (no schema_version table)",
+                            source=store.url,
+                            hint=f"check the URL; {NO_STORE_HINT}",
+                        )
+            if upgrade:
+                with store._errors("open the store"), store.writing() as conn:
+                    migrate(conn, vcost_version=__version__, where=store.url)
         except BaseException:
-            engine.dispose()
+            store.close()
             raise
         return store
 
@@ -241,16 +267,20 @@ class Store:
         except sa.exc.SQLAlchemyError as error:
             detail = getattr(error, "orig", None) or error
             raise StoreError(f"cannot {doing} at {self.url}: {detail}") from error
+        except OSError as error:  # the write lock's side file (<database>.write-lock)
+            raise StoreError(f"cannot {doing} at {self.url}: {error}") from error
 
     # -- counting ----------------------------------------------------------------------------
 
     def counts(self) -> dict[str, int]:
-        """Rows per table (every table but ``schema_version``)."""
+        """Rows per table (every table the database has but ``schema_version``)."""
         tables = [t for t in s.metadata.sorted_tables if t is not s.schema_version]
         with self._errors("count rows"), self._read() as conn:
+            inspector = sa.inspect(conn)  # a store not upgraded may lack the newer tables
             return {
                 t.name: int(conn.execute(sa.select(sa.func.count()).select_from(t)).scalar_one())
                 for t in tables
+                if inspector.has_table(t.name)
             }
 
     # -- appending ---------------------------------------------------------------------------
