@@ -27,12 +27,10 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from types import TracebackType
 from typing import Any
 
-import numpy as np
 import pandas as pd
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
@@ -40,6 +38,14 @@ from sqlalchemy.engine import Connection, Engine
 from vcost import __version__
 from vcost.errors import InputError, StoreError, TraceError, VcostError
 from vcost.store import _schema as s
+from vcost.store._append import (
+    TRACE_CONTRACT,
+    ImportReport,
+    Plan,
+    append_trace,
+    apply_plans,
+    stamp_spec_hash,
+)
 from vcost.store._checkpoint import Checkpointer
 from vcost.store._engine import (
     DEFAULT_URL_ENV,
@@ -49,75 +55,14 @@ from vcost.store._engine import (
     resolve_url,
 )
 from vcost.store._migrations import LATEST_VERSION, current_version, migrate
-from vcost.store._values import Record, comparable, to_records, to_series
+from vcost.store._values import to_series
 from vcost.store._write_lock import WriteLock
 from vcost.trace import (
-    ANSWER_COLUMNS,
-    EPISODE_COLUMNS,
-    EVENT_COLUMNS,
-    VERIFIER_COLUMNS,
-    Column,
     Trace,
 )
-from vcost.trace_io import MAX_REPORTED_PROBLEMS, validate_trace
+from vcost.trace_io import validate_trace
 
 __all__ = ["DEFAULT_URL_ENV", "ImportReport", "Store"]
-
-
-_CHUNK = 500  # ids per IN (...) query
-_INSERT_CHUNK = 5000  # rows per executemany
-_CONTRACT: dict[str, tuple[Column, ...]] = {
-    "answers": ANSWER_COLUMNS,
-    "verifiers": VERIFIER_COLUMNS,
-    "episodes": EPISODE_COLUMNS,
-    "events": EVENT_COLUMNS,
-}
-_KEYS = {
-    "answers": "answer_id",
-    "verifiers": "verifier_id",
-    "episodes": "episode_id",
-    "events": "event_id",
-}
-_REPORT_ORDER = ("tasks", "answers", "verifiers", "episodes", "events")
-
-
-@dataclass(frozen=True)
-class ImportReport:
-    """What a write did: rows added and rows already present (unchanged), per table."""
-
-    added: Mapping[str, int]
-    unchanged: Mapping[str, int]
-    spec_hash: str | None = None
-
-    @property
-    def total_added(self) -> int:
-        """Rows added over all tables."""
-        return sum(self.added.values())
-
-    def __str__(self) -> str:
-        def part(counts: Mapping[str, int]) -> str:
-            items = [f"{counts[t]} {t}" for t in _REPORT_ORDER if counts.get(t)]
-            return ", ".join(items) if items else "nothing"
-
-        text = f"added {part(self.added)}"
-        if any(self.unchanged.values()):
-            text += f"; already stored, unchanged: {part(self.unchanged)}"
-        if self.spec_hash:
-            text += f"; spec {self.spec_hash}"
-        return text
-
-
-@dataclass
-class _Plan:
-    """Rows to append to one table, keyed by ``key``; ``compare`` columns must match if stored."""
-
-    label: str
-    table: sa.Table
-    key: str
-    records: list[Record]
-    compare: tuple[str, ...]
-    added: list[Record] = field(default_factory=list)
-    unchanged: int = 0
 
 
 # --------------------------------------------------------------------------------------------
@@ -285,119 +230,6 @@ class Store:
 
     # -- appending ---------------------------------------------------------------------------
 
-    def _apply(self, conn: Connection, plans: Sequence[_Plan]) -> None:
-        """Check every plan against stored rows, then insert the new rows (caller's transaction).
-
-        Raises :class:`TraceError` listing the ids stored with different content.
-        """
-        conflicts: list[str] = []
-        total_conflicts = 0
-        for plan in plans:
-            table = plan.table
-            by_id = {r[plan.key]: r for r in plan.records}
-            ids = list(by_id)
-            columns = [table.c[plan.key], *(table.c[c] for c in plan.compare)]
-            stored: dict[Any, Any] = {}
-            for start in range(0, len(ids), _CHUNK):
-                chunk = ids[start : start + _CHUNK]
-                query = sa.select(*columns).where(table.c[plan.key].in_(chunk))
-                for row in conn.execute(query):
-                    stored[row[0]] = row
-            for record in plan.records:
-                old = stored.get(record[plan.key])
-                if old is None:
-                    plan.added.append(record)
-                    continue
-                diffs = [
-                    (name, old[i + 1], record[name])
-                    for i, name in enumerate(plan.compare)
-                    if comparable(old[i + 1]) != comparable(record[name])
-                ]
-                if not diffs:
-                    plan.unchanged += 1
-                    continue
-                total_conflicts += 1
-                if len(conflicts) < MAX_REPORTED_PROBLEMS:
-                    name, was, new = diffs[0]
-                    more = f" and {len(diffs) - 1} more field(s)" if len(diffs) > 1 else ""
-                    conflicts.append(
-                        f"{plan.label}: {plan.key} {record[plan.key]!r} is already stored with "
-                        f"different content (field '{name}': stored {comparable(was)!r}, "
-                        f"new {comparable(new)!r}{more})"
-                    )
-        if total_conflicts:
-            text = [f"refused: {total_conflicts} row(s) would rewrite stored rows:"]
-            text += [f"  {c}" for c in conflicts]
-            if total_conflicts > len(conflicts):
-                text.append(f"  ... and {total_conflicts - len(conflicts)} more")
-            text.append("  (stages never rewrite earlier rows: give a changed row a new id)")
-            raise TraceError("\n".join(text))
-        for plan in plans:
-            for start in range(0, len(plan.added), _INSERT_CHUNK):
-                conn.execute(plan.table.insert(), plan.added[start : start + _INSERT_CHUNK])
-
-    def _trace_plans(self, trace: Trace, *, spec_hash: str | None, now: datetime) -> list[_Plan]:
-        task_ids = pd.unique(
-            pd.concat([trace.answers["task_id"], trace.episodes["task_id"]]).dropna()
-        )
-        tasks = [{"task_id": str(t), "spec_hash": spec_hash, "created_at": now} for t in task_ids]
-        plans = [_Plan("tasks", s.tasks, "task_id", tasks, ())]
-        frames = {
-            "answers": trace.answers,
-            "verifiers": trace.verifiers,
-            "episodes": trace.episodes,
-            "events": trace.events,
-        }
-        for name, frame in frames.items():
-            columns = _CONTRACT[name]
-            constant: dict[str, Any] = {"created_at": now}
-            if name == "answers":
-                constant["spec_hash"] = spec_hash
-            key = _KEYS[name]
-            plans.append(
-                _Plan(
-                    name,
-                    s.TRACE_TABLES[name],
-                    key,
-                    to_records(frame, columns, **constant),
-                    tuple(c.name for c in columns if c.name != key),
-                )
-            )
-        return plans
-
-    def _import(self, conn: Connection, trace: Trace, spec_hash: str | None) -> ImportReport:
-        plans = self._trace_plans(trace, spec_hash=spec_hash, now=datetime.now(UTC))
-        self._apply(conn, plans)
-        return ImportReport(
-            added={p.label: len(p.added) for p in plans},
-            unchanged={p.label: p.unchanged for p in plans},
-            spec_hash=spec_hash,
-        )
-
-    @staticmethod
-    def _stamp(trace: Trace, spec_hash: str | None) -> Trace:
-        if spec_hash is None:
-            return trace
-        stamps = trace.episodes["spec_hash"]
-        other = (stamps.notna() & (stamps != spec_hash)).to_numpy(dtype=bool)
-        if other.any():
-            rows = np.flatnonzero(other)
-            shown = ", ".join(
-                f"{trace.episodes['episode_id'].iloc[i]!r} ({stamps.iloc[i]!r})" for i in rows[:5]
-            )
-            raise TraceError(
-                f"{len(rows)} episode(s) carry another spec hash than {spec_hash!r}: {shown}",
-                field="spec_hash",
-                hint="import them under their own spec hash, or without one",
-            )
-        episodes = trace.episodes.assign(spec_hash=stamps.fillna(spec_hash))
-        return Trace(
-            answers=trace.answers,
-            episodes=episodes,
-            verifiers=trace.verifiers,
-            events=trace.events,
-        )
-
     def import_trace(
         self,
         trace: Trace,
@@ -419,9 +251,11 @@ class Store:
         is not applied here, because it is study-specific and :func:`vcost.trace_io.read_trace`
         already applied it when the files were read; every other rule is.
         """
-        clean = self._stamp(validate_trace(trace, confidence_levels=confidence_levels), spec_hash)
+        clean = stamp_spec_hash(
+            validate_trace(trace, confidence_levels=confidence_levels), spec_hash
+        )
         with self._errors("import the trace"), self.writing() as conn:
-            return self._import(conn, clean, spec_hash)
+            return append_trace(conn, clean, spec_hash)
 
     def add_episode(
         self,
@@ -477,7 +311,7 @@ class Store:
                 Trace(answers=answers, episodes=episodes, verifiers=verifiers),
                 confidence_levels=confidence_levels,
             )
-            report = self._import(conn, trace, None)
+            report = append_trace(conn, trace, None)
         return report.added["episodes"] == 1
 
     def add_events(self, events: pd.DataFrame | Iterable[Mapping[str, Any]]) -> int:
@@ -519,7 +353,7 @@ class Store:
                 Trace(answers=answers, episodes=episodes, verifiers=verifiers, events=frame),
                 confidence_levels=None,
             )
-            report = self._import(conn, trace, None)
+            report = append_trace(conn, trace, None)
         return report.added["events"]
 
     def add_spec(
@@ -538,10 +372,10 @@ class Store:
             "vcost_version": vcost_version or __version__,
             "created_at": datetime.now(UTC),
         }
-        plan = _Plan("specs", s.specs, "spec_hash", [record], ("canonical_json",))
+        plan = Plan("specs", s.specs, "spec_hash", [record], ("canonical_json",))
         with self._errors("add the spec"), self.writing() as conn:
             try:
-                self._apply(conn, [plan])
+                apply_plans(conn, [plan])
             except TraceError as error:
                 raise InputError(error.message) from None
         return bool(plan.added)
@@ -576,9 +410,9 @@ class Store:
             "created_at": datetime.now(UTC),
         }
         compare = ("rater_id", "answer_id", "task_id", "scale", "value", "at", "spec_hash")
-        plan = _Plan("ratings", s.ratings, "rating_id", [record], compare)
+        plan = Plan("ratings", s.ratings, "rating_id", [record], compare)
         with self._errors("add the rating"), self.writing() as conn:
-            self._apply(conn, [plan])
+            apply_plans(conn, [plan])
         return bool(plan.added)
 
     def add_deviation(
@@ -607,9 +441,9 @@ class Store:
             "created_at": datetime.now(UTC),
         }
         compare = ("spec_hash", "field", "description", "old_value", "new_value")
-        plan = _Plan("deviations", s.deviations, "deviation_id", [record], compare)
+        plan = Plan("deviations", s.deviations, "deviation_id", [record], compare)
         with self._errors("add the deviation"), self.writing() as conn:
-            self._apply(conn, [plan])
+            apply_plans(conn, [plan])
         return bool(plan.added)
 
     # -- loading -----------------------------------------------------------------------------
@@ -618,7 +452,7 @@ class Store:
         self, conn: Connection, name: str, where: sa.ColumnElement[bool] | None
     ) -> pd.DataFrame:
         table = s.TRACE_TABLES[name]
-        columns = _CONTRACT[name]
+        columns = TRACE_CONTRACT[name]
         query = sa.select(*(table.c[c.name] for c in columns)).order_by(table.c.seq)
         if where is not None:
             query = query.where(where)
@@ -653,7 +487,7 @@ class Store:
         selected = sa.and_(*conditions) if conditions else None
         with self._errors("load the trace"), self._read() as conn:
             if selected is None:
-                frames = {name: self._select(conn, name, None) for name in _CONTRACT}
+                frames = {name: self._select(conn, name, None) for name in TRACE_CONTRACT}
             else:
                 frames = {
                     "episodes": self._select(conn, "episodes", selected),
