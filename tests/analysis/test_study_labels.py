@@ -64,3 +64,32 @@ def test_task_without_a_label_is_refused_not_a_level(tmp_path: Path) -> None:
     assert "ex-t04" in output
     assert "9 attempt" in output
     assert "unlabelled over" not in output
+
+
+def test_duplicate_task_id_is_refused_naming_both_lines(tmp_path: Path) -> None:
+    """`analyse study` and `report`: one message, no pandas InvalidIndexError."""
+    tasks = _labels(tmp_path, "task_id,difficulty\nex-t01,easy\nex-t01,hard\n", "dup.csv")
+    for command in (["analyse", "study"], ["report", "--out", str(tmp_path / "out")]):
+        out = CliRunner().invoke(cli, [*command, EX, "--tasks", str(tasks), "--reps", "20"])
+        assert out.exit_code == 2, out.output
+        assert f"{tasks}:3" in out.output
+        assert "duplicate task_id 'ex-t01' (first on line 2)" in out.output
+        assert "Traceback" not in out.output
+    assert not (tmp_path / "out").exists()
+
+
+def test_empty_or_headerless_labels_file_is_refused(tmp_path: Path) -> None:
+    empty = _labels(tmp_path, "", "empty.csv")
+    blank = _labels(tmp_path, "\n\n", "blank.csv")
+    headerless = _labels(tmp_path, "ex-t01,easy\nex-t02,hard\n", "noheader.csv")
+    for command in (["analyse", "study"], ["report", "--out", str(tmp_path / "out")]):
+        for path in (empty, blank):
+            out = CliRunner().invoke(cli, [*command, EX, "--tasks", str(path)])
+            assert out.exit_code == 2, out.output
+            assert f"{path}: the file is empty" in out.output
+            assert "Traceback" not in out.output
+        out = CliRunner().invoke(cli, [*command, EX, "--tasks", str(headerless)])
+        assert out.exit_code == 2, out.output
+        assert f"{headerless}:1" in out.output
+        assert "header" in out.output
+        assert "'ex-t01,easy'" in out.output

@@ -194,9 +194,18 @@ def difficulty_labels(labels: pd.Series) -> pd.Series:
     """``labels`` (task_id -> label) normalised: stripped, lower case, one of
     :data:`DIFFICULTY_ORDER`; empty labels are dropped (the task is unlabelled).
 
-    Raises :class:`InputError` for any other label, naming the task and the accepted labels.
+    Raises :class:`InputError` for any other label, naming the task and the accepted labels,
+    and for a task labelled twice.
     """
     source = labels.attrs.get("source")
+    twice = labels.index[labels.index.duplicated()]
+    if len(twice):
+        raise InputError(
+            f"task {twice[0]!r} has more than one difficulty label",
+            source=source,
+            field="task_id",
+            hint="give each task one label",
+        )
     out: dict[object, str] = {}
     for task_id, value in labels.items():
         if value is None or (isinstance(value, float) and np.isnan(value)):

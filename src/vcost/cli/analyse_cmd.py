@@ -112,18 +112,23 @@ def _difficulty_csv(path: Path) -> pd.Series:
         line = path.read_bytes()[: error.start].count(b"\n") + 1
         raise InputError(f"not UTF-8 text ({error.reason})", source=path, line=line,
                          hint="save the labels as UTF-8 CSV") from error  # fmt: skip
+    if not text.strip():
+        raise InputError("the file is empty: it needs the header task_id,difficulty and one row "
+                         "per task of the trace", source=path,
+                         hint="or pass a task bank folder")  # fmt: skip
     reader = csv.reader(io.StringIO(text, newline=""))
-    header = next(reader, None)
-    columns = [c.strip() for c in header] if header is not None else []
+    header = next(reader, [])
+    columns = [c.strip() for c in header]
     if "task_id" not in columns or "difficulty" not in columns:
         raise InputError(
             f"the first line must be a header naming the columns task_id and difficulty, "
-            f"found {','.join(columns)!r}",
+            f"found {','.join(header)!r}",
             source=path, line=1,
-            hint="or pass a task bank folder",
+            hint="add the line task_id,difficulty at the top, or pass a task bank folder",
         )  # fmt: skip
     id_col, label_col = columns.index("task_id"), columns.index("difficulty")
     labels: dict[str, str] = {}
+    first_line: dict[str, int] = {}
     start = reader.line_num + 1
     for row in reader:
         line, start = start, reader.line_num + 1
@@ -134,6 +139,13 @@ def _difficulty_csv(path: Path) -> pd.Series:
         if not task_id:
             raise InputError("empty task_id", source=path, line=line, field="task_id",
                              hint="each row names a task of the trace")  # fmt: skip
+        if task_id in first_line:
+            raise InputError(
+                f"duplicate task_id {task_id!r} (first on line {first_line[task_id]})",
+                source=path, line=line, field="task_id",
+                hint="give each task one row",
+            )  # fmt: skip
+        first_line[task_id] = line
         label = value.strip().lower()
         if label not in DIFFICULTY_ORDER:
             raise InputError(
