@@ -6,6 +6,7 @@ tests use 3.182446 and 2.446912)."""
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 
@@ -116,7 +117,10 @@ def test_when_the_rule_fires_rq2_is_split_and_the_report_says_so(tmp_path: Path)
 def test_partial_and_bad_ratings() -> None:
     only_planted = compare_realism(_ratings([2, 3], []), _answers())
     assert only_planted.separate is None
-    assert any("needs ratings of both planted and natural" in n for n in only_planted.notes)
+    assert any(
+        "not decided: too few ratings (2 of planted and 0 of natural" in n
+        for n in only_planted.notes
+    )
     stray = _ratings([2, 3], [4, 4])
     stray.loc[len(stray)] = {"rater_id": "r9", "answer_id": "zz", "scale": "ai_written_1_5",
                              "value": 1}  # fmt: skip
@@ -149,3 +153,40 @@ def test_the_cli_reads_a_ratings_file_and_names_a_bad_line(tmp_path: Path) -> No
     out = CliRunner().invoke(cli, ["analyse", "study", str(trace), "--realism", str(bad)])
     assert out.exit_code != 0
     assert f"{bad}:3: field 'value': realism rating 0" in out.output
+
+
+def test_the_cli_refuses_a_rater_rating_an_answer_twice(tmp_path: Path) -> None:
+    """The same (answer_id, rater_id, scale) twice was counted twice (a t interval of
+    [-16.56, 21.56] on a 1-5 scale); refused naming both lines. The same rater on another
+    scale is not a duplicate."""
+    trace = write_trace(_study_trace(), tmp_path / "trace")
+    path = tmp_path / "ratings.csv"
+    rows = ["p1,2,ai_written_1_5,r1", "n1,4,ai_written_1_5,r1", "p1,3,trust_1_5,r1",
+            "n1,5,ai_written_1_5,r1"]  # fmt: skip
+    path.write_text("answer_id,value,scale,rater_id\n" + "\n".join(rows) + "\n")
+    out = CliRunner().invoke(cli, ["analyse", "study", str(trace), "--realism", str(path),
+                                   "--reps", "20"])  # fmt: skip
+    assert out.exit_code == 2, out.output
+    assert f"{path}:5" in out.output
+    assert "'n1'" in out.output
+    assert "'r1'" in out.output
+    assert "line 3" in out.output
+    assert "Traceback" not in out.output
+
+
+def test_no_pooling_decision_from_too_few_ratings(tmp_path: Path) -> None:
+    """One natural rating: no interval for its mean or the difference, so the one-point rule
+    decides nothing ("not decided: too few ratings"), neither pooled nor separate."""
+    trace = write_trace(_study_trace(), tmp_path / "trace")
+    path = tmp_path / "ratings.csv"
+    _ratings([4, 4], [4]).to_csv(path, index=False)
+    out = CliRunner().invoke(cli, ["analyse", "study", str(trace), "--realism", str(path),
+                                   "--reps", "20", "--json", str(tmp_path / "a.json")])  # fmt: skip
+    assert out.exit_code == 0, out.output
+    assert "not decided: too few ratings" in out.output.lower()
+    assert "are pooled" not in out.output
+    assert "RQ2 split" not in out.output
+    assert json.loads((tmp_path / "a.json").read_text())["realism"]["report_separately"] is None
+    r = compare_realism(_ratings([4, 4], [4]), _answers())
+    assert r.separate is None
+    assert any("not decided: too few ratings" in n for n in r.notes)

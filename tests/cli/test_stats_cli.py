@@ -251,3 +251,79 @@ def test_agreement_option_misuse(kripp_csv: Path) -> None:
     )
     assert run("agreement", str(kripp_csv), "--weights", "linear").exit_code == 2
     assert run("agreement", str(kripp_csv.with_name("missing.csv"))).exit_code == 2
+
+
+def test_agreement_answer_id_column_is_the_unit_id_not_a_rater(tmp_path: Path) -> None:
+    """`answer_id,r1,r2`: the first column is the unit id (a `*_id` name), so two raters.
+
+    Expected value, by hand (Krippendorff 2011, nominal): units (1,1), (1,2), (2,2) give the
+    coincidences o11 = 2, o12 = o21 = 1, o22 = 2, n1 = n2 = 3, n = 6, so alpha = 1 - (n - 1)
+    (o12 + o21) / (2 n1 n2) = 1 - 5 * 2 / 18 = 4/9 = 0.4444; the `krippendorff` package
+    (Castro 2017) gives the same. Counting the ids as a third rater gave 0.0667.
+    """
+    path = tmp_path / "ratings.csv"
+    path.write_text("answer_id,r1,r2\na1,1,1\na2,1,2\na3,2,2\n")
+    data = run_json("agreement", str(path))
+    assert data["raters"] == 2
+    assert data["units"] == 3
+    assert data["value"] == pytest.approx(4 / 9)
+    krippendorff = pytest.importorskip("krippendorff")
+    reference = krippendorff.alpha(reliability_data=[[1, 1, 2], [1, 2, 2]],
+                                   level_of_measurement="nominal")  # fmt: skip
+    assert data["value"] == pytest.approx(reference)
+    named = tmp_path / "named.csv"
+    named.write_text("r1,item,r2\n1,a1,1\n1,a2,2\n2,a3,2\n")
+    data = run_json("agreement", str(named), "--unit-column", "item")
+    assert (data["raters"], data["value"]) == (2, pytest.approx(4 / 9))
+    missing = run("agreement", str(named), "--unit-column", "answer")
+    assert missing.exit_code == 2
+    assert "'answer'" in missing.stderr
+    assert "r1, item, r2" in missing.stderr
+
+
+def test_agreement_refuses_an_undeclared_id_like_text_column(tmp_path: Path) -> None:
+    """A text-only column beside number-only ones is most likely the unit ids under another
+    name: refused with the hint to name it, never counted as a rater."""
+    path = tmp_path / "ratings.csv"
+    path.write_text("item,r1,r2\na1,1,1\na2,1,2\na3,2,2\n")
+    result = run("agreement", str(path))
+    assert result.exit_code == 2
+    assert str(path) in result.stderr
+    assert "'item'" in result.stderr
+    assert "--unit-column item" in result.stderr
+
+
+def test_agreement_refuses_duplicate_rater_names_and_unit_ids(tmp_path: Path) -> None:
+    raters = tmp_path / "raters.csv"
+    raters.write_text("unit,r1,r1\nu1,1,1\nu2,1,2\n")
+    result = run("agreement", str(raters))
+    assert result.exit_code == 2
+    assert f"{raters}:1" in result.stderr
+    assert "'r1'" in result.stderr
+    assert "columns 2 and 3" in result.stderr
+    units = tmp_path / "units.csv"
+    units.write_text("unit,r1,r2\nu1,1,1\nu2,1,2\nu1,2,2\n")
+    result = run("agreement", str(units))
+    assert result.exit_code == 2
+    assert f"{units}:4" in result.stderr
+    assert "duplicate unit id 'u1' (first on line 2)" in result.stderr
+
+
+def test_agreement_numeric_labels_are_one_category_however_written(tmp_path: Path) -> None:
+    """With text labels in the file, 1 and 1.0 (and 2, 2.00) are still one category each: the
+    value equals the library's on the hand-coded matrix (1 -> 0, 2 -> 1, unsure -> 2)."""
+    path = tmp_path / "mixed.csv"
+    path.write_text("unit,r1,r2\na,1,1.0\nb,2,2.00\nc,unsure,unsure\nd,1,2\n")
+    data = run_json("agreement", str(path))
+    expected = krippendorff_alpha([[0, 0], [1, 1], [2, 2], [0, 1]])
+    assert data["value"] == pytest.approx(expected)
+    assert data["labels"] == ["1", "2", "unsure"]
+
+
+def test_agreement_bad_byte_names_its_own_line(tmp_path: Path) -> None:
+    path = tmp_path / "bytes.csv"
+    path.write_bytes(b"unit,r1,r2\nu1,1,1\nu2,1,2\nu3,\xff,2\n")
+    result = run("agreement", str(path))
+    assert result.exit_code == 2
+    assert f"{path}:4" in result.stderr
+    assert "UTF-8" in result.stderr

@@ -40,3 +40,32 @@ def test_bad_input() -> None:
     with pytest.raises(StatsError, match="at least 2 clusters"):
         cluster_t_interval([1.0, 2.0], 0.0, clusters=1)
     assert all(np.isnan(cluster_t_interval([1.0], 0.0, clusters=5)))
+
+
+def test_log_scale_matches_a_hand_computation() -> None:
+    """The same replicates 1..5, centre 4: half-width 3.341183 on the original scale (as above,
+    t(0.975, 23) = 2.0686576 from scipy), so by the delta method t x se(log x) = 3.341183 / 4 =
+    0.835296 and the interval is 4 x exp(-/+ 0.835296) = 4 / 2.305496 and 4 x 2.305496 =
+    [1.734985, 9.221984]."""
+    lo, hi = cluster_t_interval([1, 2, 3, 4, 5], 4.0, clusters=24, scale="log")
+    assert lo == pytest.approx(1.734985, rel=1e-6)
+    assert hi == pytest.approx(9.221984, rel=1e-6)
+    zero = cluster_t_interval([0, 0, 1], 0.0, clusters=5, scale="log")
+    assert zero[0] == 0.0
+    assert math.isnan(zero[1])
+    with pytest.raises(StatsError, match="at least 0"):
+        cluster_t_interval([1.0, 2.0], -1.0, clusters=5, scale="log")
+
+
+@given(
+    st.lists(st.floats(0, 100), min_size=2, max_size=40),
+    st.floats(1e-3, 100),
+    st.integers(2, 200),
+)
+def test_log_scale_is_positive_and_holds_the_centre(
+    values: list[float], centre: float, g: int
+) -> None:
+    lo, hi = cluster_t_interval(values, centre, clusters=g, scale="log")
+    assert 0.0 <= lo <= centre <= hi  # lo is 0 (and hi inf) only when exp overflows
+    if lo > 0 and math.isfinite(hi):
+        assert centre / lo == pytest.approx(hi / centre, rel=1e-9)  # symmetric on the log scale

@@ -3,9 +3,10 @@
 Everything the study analysis reads is here (:func:`attempt_table`), so each estimator is a pure
 function of this table. Columns added to the episodes:
 
-- ``task_id`` (check episodes take their answer's), ``difficulty`` (from the task table given
-  to the analysis, else ``"all"``), ``ground_truth``, ``error_level``, ``error_type``, ``source``
-  and ``model_id`` of the answer judged;
+- ``task_id`` (check episodes take their answer's), ``difficulty`` (from the task labels given
+  to the analysis, else ``"all"``; :func:`difficulty_labels`: easy, medium or hard, every task
+  labelled), ``ground_truth``, ``error_level``, ``error_type``, ``source`` and ``model_id`` of
+  the answer judged;
 - ``censored``: stopped by the budget (check) or the do-time cap (do): the true time is at least
   the recorded effort;
 - ``session`` (per person, a new session after a gap of more than ``SESSION_GAP_HOURS`` between
@@ -27,12 +28,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from vcost.analysis._human import people_of
+from vcost.errors import InputError
 from vcost.trace import GroundTruth, Termination, Trace, Verdict, outcome_of
 
 __all__ = ["SESSION_GAP_HOURS", "FlagSettings", "attempt_table"]
 
 SESSION_GAP_HOURS = 2.0
 DIFFICULTY_ORDER = ("easy", "medium", "hard")
+"""The difficulty labels, easiest first (the task format's ``easy | medium | hard``). H1's
+contrast is each harder label over the first one present."""
 
 _MINUTES_PER_UNIT = {"human-minutes": 1.0, "seconds": 1.0 / 60.0}
 
@@ -113,7 +118,9 @@ def attempt_table(
         ep["task_id"] = None
     ep["task_id"] = ep["task_id"].where(ep["task_id"].notna(), answer_task)
     if difficulty is not None:
-        ep["difficulty"] = ep["task_id"].map(difficulty).fillna("unlabelled").astype(str)
+        ep["difficulty"] = ep["task_id"].map(difficulty_labels(difficulty))
+        _refuse_unlabelled(trace, ep, source=difficulty.attrs.get("source"))
+        ep["difficulty"] = ep["difficulty"].astype(str)
     else:
         ep["difficulty"] = "all"
     ep["effort"] = pd.to_numeric(ep["effort"], errors="coerce").astype(float)
@@ -175,6 +182,66 @@ def minutes_per_unit(unit: str | None) -> float | None:
 
 
 def difficulty_levels(values: pd.Series) -> list[str]:
-    """Difficulty labels present, easy-medium-hard first, then the rest sorted."""
+    """Difficulty labels present in :data:`DIFFICULTY_ORDER` (easy, medium, hard), then
+    ``"all"`` (the placeholder of an attempt table built without labels).
+
+    :func:`attempt_table` admits no other label, so the order is never alphabetical."""
     present = set(values.dropna().astype(str))
-    return [d for d in DIFFICULTY_ORDER if d in present] + sorted(present - set(DIFFICULTY_ORDER))
+    return [d for d in (*DIFFICULTY_ORDER, "all") if d in present]
+
+
+def difficulty_labels(labels: pd.Series) -> pd.Series:
+    """``labels`` (task_id -> label) normalised: stripped, lower case, one of
+    :data:`DIFFICULTY_ORDER`; empty labels are dropped (the task is unlabelled).
+
+    Raises :class:`InputError` for any other label, naming the task and the accepted labels,
+    and for a task labelled twice.
+    """
+    source = labels.attrs.get("source")
+    twice = labels.index[labels.index.duplicated()]
+    if len(twice):
+        raise InputError(
+            f"task {twice[0]!r} has more than one difficulty label",
+            source=source,
+            field="task_id",
+            hint="give each task one label",
+        )
+    out: dict[object, str] = {}
+    for task_id, value in labels.items():
+        if value is None or (isinstance(value, float) and np.isnan(value)):
+            continue
+        label = str(value).strip().lower()
+        if not label:
+            continue
+        if label not in DIFFICULTY_ORDER:
+            raise InputError(
+                f"task {task_id!r} has the difficulty label {value!r}; accepted labels: "
+                + ", ".join(DIFFICULTY_ORDER),
+                source=source,
+                field="difficulty",
+                hint="use easy, medium or hard (any case), the labels of the task format",
+            )
+        out[task_id] = label
+    return pd.Series(out, dtype=object)
+
+
+def _refuse_unlabelled(trace: Trace, ep: pd.DataFrame, *, source: object) -> None:
+    """A task without a label is no difficulty level: refuse, naming the tasks and attempts."""
+    missing = ep["difficulty"].isna()
+    if not missing.any():
+        return
+    people = people_of(trace)
+    human = ep["verifier_id"].astype(str).isin(people) if people is not None else missing
+    tasks = sorted(ep.loc[missing, "task_id"].fillna("(no task id)").astype(str).unique())
+    shown = ", ".join(tasks[:8]) + (f" and {len(tasks) - 8} more" if len(tasks) > 8 else "")
+    by_models = int((missing & ~human).sum())
+    raise InputError(
+        f"{len(tasks)} task(s) in the trace have no difficulty label: {shown} "
+        f"({int((missing & human).sum())} attempt(s) by people"
+        + (f", {by_models} by AI checkers" if by_models else "")
+        + "); a task without a label is not a difficulty level",
+        source=None if source is None else str(source),
+        field="difficulty",
+        hint="give every task of the trace a label (easy, medium or hard), or analyse without "
+        "labels (leave out --tasks): the ratios are then not split by difficulty",
+    )

@@ -15,7 +15,12 @@ do time, at the study's mix of correct and wrong answers.
 Intervals (vcost choice, declared in the report): a one-way cluster bootstrap over tasks (claims
 are about the panel, so people are not resampled), the point estimate +/- t(G - 1) x the
 bootstrap standard error x sqrt(G / (G - 1)) with G the tasks in the group
-(:func:`vcost.stats.bootstrap.cluster_t_interval`), as for the verification ratio. Per person,
+(:func:`vcost.stats.bootstrap.cluster_t_interval`), as for the verification ratio. Correct
+answers per hour cannot be negative, so their interval is that one on the log scale (delta
+method: ``value x exp(+/- t x se / value)``, ``scale="log"``): positive ends, and the
+symmetric interval to first order when the standard error is small; with few tasks the
+symmetric one reached below 0 (trace-small: 2.71 [-2.22, 7.63]). A rate of 0 has no upper end
+(``[0, NaN]``). The saving keeps the symmetric interval: it can have either sign. Per person,
 G is that person's tasks in the cell. Per task no interval is given: a task has a handful of
 attempts on each side (2 and 2 with 4 people), too few for any resampling interval.
 """
@@ -34,6 +39,8 @@ from vcost.stats.bootstrap import cluster_t_interval, cluster_weights
 __all__ = ["break_even_by", "break_even_tasks", "correct_per_hour", "person_break_even"]
 
 _NAN = float("nan")
+_POSITIVE = ("do_time", "check_time", "delegation_time", "doing_per_hour", "delegating_per_hour")
+"""Numbers that cannot be negative: their intervals are taken on the log scale (module doc)."""
 
 
 def _columns(att: pd.DataFrame) -> dict[str, np.ndarray]:
@@ -99,7 +106,9 @@ def _estimates(
     sums = cluster_weights(att["task_id"].to_numpy(), reps=reps, seed=rng) @ x
     boot = _stats({n: sums[:, i] for i, n in enumerate(names)})
     for key, value in point.items():
-        lo, hi = cluster_t_interval(boot[key], float(value), clusters=tasks, alpha=alpha)
+        log = key in _POSITIVE and bool(np.isfinite(value)) and value >= 0
+        lo, hi = cluster_t_interval(boot[key], float(value), clusters=tasks, alpha=alpha,
+                                    scale="log" if log else "linear")  # fmt: skip
         out[key] = (float(value), lo, hi)
     return out
 

@@ -14,7 +14,12 @@ a few answers across raters, so the intervals treat them as independent and are 
 
 The study design's rule (core study, "Realism"): "if planted errors are rated at least 1 point
 lower on average than natural ones, they are reported separately and conclusions rest mainly on
-natural errors". It is applied to the mean ratings (the point estimates), as written.
+natural errors". It is applied to the mean ratings (the point estimates), as written, but only
+when both means have an interval (at least :data:`MIN_RATINGS` ratings of planted and of
+natural errors); otherwise the rule is "not decided: too few ratings" (``separate`` is
+``None``), neither pooled nor separate. A rater rates an answer once per scale: a repeated
+(answer_id, rater_id, scale) row is refused, naming both lines, as it would count one rater's
+judgement twice.
 """
 
 from __future__ import annotations
@@ -34,6 +39,10 @@ __all__ = ["REALISM_SCALE", "REALISM_THRESHOLD", "RealismResult", "compare_reali
 REALISM_SCALE = "ai_written_1_5"
 REALISM_THRESHOLD = 1.0
 """Points on the 1-5 scale by which planted errors must trail natural ones to trigger the rule."""
+
+MIN_RATINGS = 2
+"""Ratings of planted and of natural errors each below which the rule decides nothing (with one
+rating there is no t interval of the mean nor a Welch interval of the difference)."""
 
 KIND_COLUMNS = ["kind", "ratings", "answers", "raters", "mean", "sd", "lower", "upper"]
 
@@ -100,6 +109,34 @@ def _welch(a: np.ndarray, b: np.ndarray, alpha: float) -> dict[str, float]:
     return out
 
 
+def _line(index: Any) -> int | None:
+    """The CSV line of a row read with pandas' default index (header on line 1)."""
+    return int(index) + 2 if isinstance(index, int | np.integer) else None
+
+
+def _refuse_duplicates(ratings: pd.DataFrame, source: str) -> None:
+    """One rating per (answer_id, rater_id, scale): a repeat would count one rater twice."""
+    if "rater_id" not in ratings:
+        return
+    key = [c for c in ("answer_id", "rater_id", "scale") if c in ratings]
+    frame = ratings[key].astype(str)
+    repeated = frame.duplicated(keep=False)
+    if not repeated.any():
+        return
+    rows = frame[repeated]
+    second = rows.index[rows.duplicated()][0]
+    first = rows.index[(rows == rows.loc[second]).all(axis=1)][0]
+    where = f"line {_line(first)}" if _line(first) is not None else f"row {first}"
+    values = ", ".join(f"{c} {rows.at[second, c]!r}" for c in key)
+    raise InputError(
+        f"a second rating of the same answer by the same rater on the same scale ({values}; "
+        f"first on {where})",
+        source=source,
+        line=_line(second),
+        hint="keep one rating per answer, rater and scale",
+    )
+
+
 def _checked(ratings: pd.DataFrame, source: str) -> pd.DataFrame:
     missing = {"answer_id", "value"} - set(ratings.columns)
     if missing:
@@ -109,6 +146,7 @@ def _checked(ratings: pd.DataFrame, source: str) -> pd.DataFrame:
             source=source,
             hint="pass OUT/csv/ratings.csv of `vcost serve STUDY_DIR --export OUT`",
         )
+    _refuse_duplicates(ratings, source)
     frame = ratings
     if "scale" in frame:
         frame = frame[frame["scale"].astype(str) == REALISM_SCALE]
@@ -119,9 +157,7 @@ def _checked(ratings: pd.DataFrame, source: str) -> pd.DataFrame:
         raise InputError(
             f"realism rating {frame['value'].iloc[row]!s} is not a number from 1 to 5",
             source=source,
-            line=int(frame.index[row]) + 2
-            if isinstance(frame.index[row], int | np.integer)
-            else None,
+            line=_line(frame.index[row]),
             field="value",
             hint="the realism scale is 1-5 (how likely an AI wrote this exact answer)",
         )
@@ -177,11 +213,12 @@ def compare_realism(
     planted = frame.loc[frame["kind"] == "planted", "value"].to_numpy(float)
     diff = _welch(natural, planted, alpha)
     separate: bool | None = None
-    if len(natural) and len(planted):
+    if len(natural) >= MIN_RATINGS and len(planted) >= MIN_RATINGS:
         separate = bool(diff["value"] >= threshold - 1e-9)
     else:
         notes.append(
-            "realism: the rule needs ratings of both planted and natural errors; "
-            f"got {len(planted)} planted and {len(natural)} natural"
+            f"realism: not decided: too few ratings ({len(planted)} of planted and "
+            f"{len(natural)} of natural errors; the rule needs at least {MIN_RATINGS} of each, "
+            "so that the means and their difference have intervals)"
         )
     return RealismResult(table, diff, separate, threshold, alpha, tuple(notes))

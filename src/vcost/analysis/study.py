@@ -282,6 +282,10 @@ def analyse_study(
 ) -> StudyAnalysis:
     """Analyse a verifier-panel trace (module doc). ``difficulty`` maps task_id to a label.
 
+    Labels are easy, medium or hard (any case, stripped); every task of the trace needs one,
+    else :class:`InputError` (a task without a label is no difficulty level). A ``Series``
+    whose ``attrs["source"]`` names a file has that file named in the errors.
+
     Optional inputs: ``ai_checks``, a second trace holding AI-checker episodes (RQ4; those in
     ``trace`` itself are used as well); ``realism``, the realism ratings (``ratings.csv`` of
     the harness export: answer_id, value, scale, rater_id); ``models``, a models TOML read by
@@ -289,14 +293,15 @@ def analyse_study(
     (configurations, and the natural error rate in generation for RQ3).
     """
     flags, tau, alpha, method, unit = _spec_settings(spec)
-    labels = pd.Series(difficulty) if difficulty is not None else None
+    labels = None
+    if difficulty is not None:
+        labels = pd.Series(difficulty, dtype=object)
+        labels.attrs = dict(getattr(difficulty, "attrs", {}))  # the file, named in errors
     att = attempt_table(trace, difficulty=labels, flags=flags)
     att = att[att["verifier_id"].isin(_people(trace))] if len(trace.verifiers) else att
     notes: list[str] = []
     if labels is None:
         notes.append("no task difficulty labels given: ratios are not split by difficulty")
-    elif (att["difficulty"] == "unlabelled").any():
-        notes.append("some tasks have no difficulty label (shown as 'unlabelled')")
     if flags.minutes_per_unit is None:
         notes.append(f"cost unit {unit} is not a time: guess and inactivity flags not applied")
     do = att[att["block"] == "do"]

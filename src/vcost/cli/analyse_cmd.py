@@ -8,6 +8,8 @@ compares human and AI-checker misses (RQ4) on its own. The optional inputs (``--
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -77,7 +79,12 @@ def misses(trace_dir: Path, q: float, by: str | None, as_json: bool) -> None:
 
 
 def _difficulty(path: Path | None) -> pd.Series | None:
-    """Task difficulty labels from a task bank folder or a CSV with task_id,difficulty."""
+    """Task difficulty labels from a task bank folder or a CSV with task_id,difficulty.
+
+    Labels are easy, medium or hard in any case (stripped); any other label is refused with
+    its file and line. Which tasks need one is checked by the analysis (every task of the
+    trace), which names this file (``attrs["source"]``).
+    """
     if path is None:
         return None
     from vcost.cli._common import bank_path
@@ -87,13 +94,68 @@ def _difficulty(path: Path | None) -> pd.Series | None:
     if not path.exists():
         raise InputError("no such task bank folder or CSV", source=path, field="--tasks")
     if path.is_dir():
-        return pd.Series({t.id: str(t.difficulty) for t in load_bank(path)})
-    frame = pd.read_csv(path, dtype=str)
-    if not {"task_id", "difficulty"} <= set(frame.columns):
+        labels = pd.Series({t.id: str(t.difficulty) for t in load_bank(path)}, dtype=object)
+    else:
+        labels = _difficulty_csv(path)
+    labels.attrs["source"] = str(path)
+    return labels
+
+
+def _difficulty_csv(path: Path) -> pd.Series:
+    """The task_id,difficulty CSV, each row checked (module doc of the analysis: labels)."""
+    from vcost.analysis._attempts import DIFFICULTY_ORDER
+
+    accepted = ", ".join(DIFFICULTY_ORDER)
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = path.read_bytes()[: error.start].count(b"\n") + 1
+        raise InputError(f"not UTF-8 text ({error.reason})", source=path, line=line,
+                         hint="save the labels as UTF-8 CSV") from error  # fmt: skip
+    if not text.strip():
+        raise InputError("the file is empty: it needs the header task_id,difficulty and one row "
+                         "per task of the trace", source=path,
+                         hint="or pass a task bank folder")  # fmt: skip
+    reader = csv.reader(io.StringIO(text, newline=""))
+    header = next(reader, [])
+    columns = [c.strip() for c in header]
+    if "task_id" not in columns or "difficulty" not in columns:
         raise InputError(
-            f"{path} needs the columns task_id and difficulty", hint="or pass a task bank folder"
-        )
-    return frame.set_index("task_id")["difficulty"]
+            f"the first line must be a header naming the columns task_id and difficulty, "
+            f"found {','.join(header)!r}",
+            source=path, line=1,
+            hint="add the line task_id,difficulty at the top, or pass a task bank folder",
+        )  # fmt: skip
+    id_col, label_col = columns.index("task_id"), columns.index("difficulty")
+    labels: dict[str, str] = {}
+    first_line: dict[str, int] = {}
+    start = reader.line_num + 1
+    for row in reader:
+        line, start = start, reader.line_num + 1
+        if not any(cell.strip() for cell in row):
+            continue
+        task_id = row[id_col].strip() if id_col < len(row) else ""
+        value = row[label_col] if label_col < len(row) else ""
+        if not task_id:
+            raise InputError("empty task_id", source=path, line=line, field="task_id",
+                             hint="each row names a task of the trace")  # fmt: skip
+        if task_id in first_line:
+            raise InputError(
+                f"duplicate task_id {task_id!r} (first on line {first_line[task_id]})",
+                source=path, line=line, field="task_id",
+                hint="give each task one row",
+            )  # fmt: skip
+        first_line[task_id] = line
+        label = value.strip().lower()
+        if label not in DIFFICULTY_ORDER:
+            raise InputError(
+                f"difficulty {value!r} of task {task_id!r} is not a difficulty label; accepted "
+                f"(any case): {accepted}",
+                source=path, line=line, field="difficulty",
+                hint="H1 compares harder labels with the easiest, so only these three are known",
+            )  # fmt: skip
+        labels[task_id] = label
+    return pd.Series(labels, dtype=object)
 
 
 def _ratings(path: Path | None) -> pd.DataFrame | None:
@@ -178,7 +240,8 @@ SPEC_OPT = click.option(
 TASKS_OPT = click.option(
     "--tasks", type=click.Path(path_type=Path),
     help="Difficulty labels: a task bank folder (`bundled` for vcost's) or a CSV with "
-    "task_id,difficulty.",
+    "task_id,difficulty; labels easy, medium or hard (any case), one row per task, every task "
+    "of the trace labelled.",
 )  # fmt: skip
 REPS_OPT = click.option("--reps", default=400, show_default=True, type=click.IntRange(20, 100_000),
                         help="Bootstrap replicates.")  # fmt: skip

@@ -6,7 +6,9 @@ Thin wrappers over :mod:`vcost.stats`; ``--json`` prints the numbers as one JSON
 
 from __future__ import annotations
 
+import codecs
 import csv
+import io
 import json
 import math
 from dataclasses import dataclass
@@ -35,7 +37,7 @@ __all__ = ["stats"]
 
 _METHOD_NAMES = {"clopper-pearson": "Clopper-Pearson", "wilson": "Wilson", "jeffreys": "Jeffreys"}
 _METRICS = ("krippendorff", "fleiss", "cohen")
-_UNIT_HEADERS = ("unit", "unit_id")
+_UNIT_HEADERS = ("unit", "unit_id", "id")
 
 _alpha_option = click.option(
     "--alpha",
@@ -224,53 +226,130 @@ class _Ratings:
     labels: tuple[str, ...] | None  # text labels in code order, when they were mapped
 
 
-def _read_ratings(path: Path, *, numeric_only: bool, purpose: str) -> _Ratings:
-    """Read a units x raters CSV: header row, optional ``unit`` column, empty cell = missing."""
+def _unit_index(header: list[str], unit_column: str | None, path: Path) -> int | None:
+    """The unit-id column: ``--unit-column``, else a first column named as a unit id."""
+    if unit_column is not None:
+        if unit_column not in header:
+            raise InputError(
+                f"no column named {unit_column!r} (--unit-column); the header has "
+                + ", ".join(header),
+                source=path,
+                line=1,
+            )
+        return header.index(unit_column)
+    name = header[0].lower() if header else ""
+    return 0 if name in _UNIT_HEADERS or name.endswith("_id") else None
+
+
+def _decode(path: Path) -> str:
+    """The file as text; a byte that is not UTF-8 is named with its own line."""
     try:
-        handle = path.open(newline="", encoding="utf-8-sig")
+        data = path.read_bytes()
     except OSError as error:
         raise InputError(f"cannot read the file: {error.strerror}", source=path) from None
-    with handle:
-        reader = csv.reader(handle)
-        try:
-            header = [cell.strip() for cell in next(reader)]
-        except StopIteration:
+    data = data.removeprefix(codecs.BOM_UTF8)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise InputError(
+            f"not UTF-8 text: byte 0x{data[error.start]:02x} ({error.reason})",
+            source=path,
+            line=data[: error.start].count(b"\n") + 1,
+            hint="save the file as UTF-8 CSV",
+        ) from None
+
+
+def _number(cell: str) -> float | None:
+    try:
+        number = float(cell)
+    except ValueError:
+        return None
+    return number if math.isfinite(number) else None
+
+
+def _label(cell: str) -> tuple[int, float, str]:
+    """Sort key and canonical text of a nominal label: 1, 1.0 and 1e0 are the label "1"."""
+    number = _number(cell)
+    if number is None:
+        return (1, 0.0, cell)
+    return (0, number, str(int(number)) if number.is_integer() else repr(number))
+
+
+def _read_ratings(
+    path: Path, *, numeric_only: bool, purpose: str, unit_column: str | None = None
+) -> _Ratings:
+    """Read a units x raters CSV (the agreement command's doc): header row, the unit-id column
+    (``unit_column``, else a first column named ``unit``, ``id`` or ``*_id``), one column per
+    rater, empty cell = missing. Rater names and unit ids must be unique."""
+    reader = csv.reader(io.StringIO(_decode(path), newline=""))
+    try:
+        header = [cell.strip() for cell in next(reader)]
+    except StopIteration:
+        raise InputError(
+            "the file is empty",
+            source=path,
+            line=1,
+            hint="expected a header row naming the rater columns",
+        ) from None
+    except csv.Error as error:
+        raise InputError(f"not a readable CSV file: {error}", source=path, line=1) from None
+    seen: dict[str, int] = {}
+    for position, name in enumerate(header, start=1):
+        if not name:
+            raise InputError(f"column {position} has no name", source=path, line=1,
+                             hint="name every rater column in the header")  # fmt: skip
+        if name in seen:
             raise InputError(
-                "the file is empty",
+                f"columns {seen[name]} and {position} have the same name {name!r}",
                 source=path,
                 line=1,
-                hint="expected a header row naming the rater columns",
-            ) from None
-        except (csv.Error, UnicodeDecodeError) as error:
-            raise InputError(f"not a readable CSV file: {error}", source=path, line=1) from None
-        has_unit = bool(header) and header[0].lower() in _UNIT_HEADERS
-        first = 1 if has_unit else 0
-        raters = tuple(header[first:])
-        if len(raters) < 2:
-            raise InputError(
-                f"found {len(raters)} rater column(s); agreement needs at least two",
-                source=path,
-                line=1,
-                hint="one row per unit (output), one column per rater, "
-                "optional first column 'unit'",
+                hint="one column per rater, each named once",
             )
-        rows: list[tuple[int, list[str]]] = []
-        try:
-            for record in reader:
-                line = reader.line_num
-                if not any(cell.strip() for cell in record):
-                    continue
-                if len(record) != len(header):
+        seen[name] = position
+    unit = _unit_index(header, unit_column, path)
+    rater_columns = [i for i in range(len(header)) if i != unit]
+    raters = tuple(header[i] for i in rater_columns)
+    if len(raters) < 2:
+        raise InputError(
+            f"found {len(raters)} rater column(s); agreement needs at least two",
+            source=path,
+            line=1,
+            hint="one row per unit (output), one column per rater, and the unit ids in a "
+            "first column named unit or *_id, or named by --unit-column",
+        )
+    rows: list[tuple[int, list[str]]] = []
+    unit_lines: dict[str, int] = {}
+    try:
+        for record in reader:
+            line = reader.line_num
+            if not any(cell.strip() for cell in record):
+                continue
+            if len(record) != len(header):
+                raise InputError(
+                    f"expected {len(header)} cells as in the header, found {len(record)}",
+                    source=path,
+                    line=line,
+                )
+            cells = [cell.strip() for cell in record]
+            if unit is not None:
+                unit_id = cells[unit]
+                if not unit_id:
+                    raise InputError("empty unit id", source=path, line=line,
+                                     field=header[unit])  # fmt: skip
+                if unit_id in unit_lines:
                     raise InputError(
-                        f"expected {len(header)} cells as in the header, found {len(record)}",
+                        f"duplicate unit id {unit_id!r} (first on line {unit_lines[unit_id]})",
                         source=path,
                         line=line,
+                        field=header[unit],
+                        hint="one row per unit, with every rater's rating in it",
                     )
-                rows.append((line, [cell.strip() for cell in record[first:]]))
-        except (csv.Error, UnicodeDecodeError) as error:
-            raise InputError(
-                f"not a readable CSV file: {error}", source=path, line=reader.line_num
-            ) from None
+                unit_lines[unit_id] = line
+            rows.append((line, [cells[i] for i in rater_columns]))
+    except csv.Error as error:
+        raise InputError(
+            f"not a readable CSV file: {error}", source=path, line=reader.line_num
+        ) from None
     if not rows:
         raise InputError("the file has a header but no rows of ratings", source=path, line=2)
 
@@ -280,11 +359,8 @@ def _read_ratings(path: Path, *, numeric_only: bool, purpose: str) -> _Ratings:
         for c, cell in enumerate(cells):
             if not cell:
                 continue
-            try:
-                number = float(cell)
-            except ValueError:
-                number = math.nan
-            if math.isfinite(number):
+            number = _number(cell)
+            if number is not None:
                 values[r, c] = number
             elif first_text is None:
                 first_text = (line, c, cell)
@@ -293,23 +369,49 @@ def _read_ratings(path: Path, *, numeric_only: bool, purpose: str) -> _Ratings:
     if numeric_only:
         line, c, cell = first_text
         raise InputError(
-            f"column {c + 1 + first} holds {cell!r}, not a finite number; {purpose} needs "
-            f"numeric ratings",
+            f"column {rater_columns[c] + 1} holds {cell!r}, not a finite number; {purpose} "
+            f"needs numeric ratings",
             source=path,
             line=line,
             field=raters[c],
             hint="use --level nominal for text category labels; leave a cell empty when a "
             "rating is missing",
         )
-    # Nominal data with text: every non-empty cell is a label; labels get codes in sorted order.
-    labels = sorted({cell for _, cells in rows for cell in cells if cell})
-    code = {label: float(i) for i, label in enumerate(labels)}
+    _refuse_id_like_column(rows, raters, path)
+    # Nominal data with text: every non-empty cell is a label, numbers in canonical form (1 and
+    # 1.0 are one label); codes in sorted order, numbers first.
+    keys = sorted({_label(cell) for _, cells in rows for cell in cells if cell})
+    code = {key[2]: float(i) for i, key in enumerate(keys)}
     coded = np.full((len(rows), len(raters)), np.nan, dtype=np.float64)
     for r, (_, cells) in enumerate(rows):
         for c, cell in enumerate(cells):
             if cell:
-                coded[r, c] = code[cell]
-    return _Ratings(values=coded, raters=raters, labels=tuple(labels))
+                coded[r, c] = code[_label(cell)[2]]
+    return _Ratings(values=coded, raters=raters, labels=tuple(key[2] for key in keys))
+
+
+def _refuse_id_like_column(
+    rows: list[tuple[int, list[str]]], raters: tuple[str, ...], path: Path
+) -> None:
+    """A column of text only beside one of numbers only: most likely unit ids, not a rater."""
+    kinds: list[set[bool]] = [set() for _ in raters]
+    for _, cells in rows:
+        for c, cell in enumerate(cells):
+            if cell:
+                kinds[c].add(_number(cell) is not None)
+    text_only = [c for c, k in enumerate(kinds) if k == {False}]
+    numbers_only = [c for c, k in enumerate(kinds) if k == {True}]
+    if text_only and numbers_only:
+        name, other = raters[text_only[0]], raters[numbers_only[0]]
+        raise InputError(
+            f"column {name!r} holds only text while {other!r} holds only numbers; raters of "
+            f"one set of categories do not write them so differently",
+            source=path,
+            line=1,
+            field=name,
+            hint=f"if {name!r} holds the unit ids, pass --unit-column {name}; if it is a "
+            "rater, write every rater's labels alike",
+        )
 
 
 @stats.command("agreement")
@@ -334,17 +436,31 @@ def _read_ratings(path: Path, *, numeric_only: bool, purpose: str) -> _Ratings:
     show_default=True,
     help="Weights for Cohen's kappa.",
 )
+@click.option(
+    "--unit-column",
+    metavar="NAME",
+    help="The column holding the unit ids [default: the first column when it is named unit, "
+    "id or *_id (answer_id, item_id, ...), else none].",
+)
 @_json_option
 def agreement_command(
-    file: Path, metric: str, level: str | None, weights: str, as_json: bool
+    file: Path,
+    metric: str,
+    level: str | None,
+    weights: str,
+    unit_column: str | None,
+    as_json: bool,
 ) -> None:
     """Inter-rater agreement of the ratings in FILE.
 
-    FILE is a CSV with a header row: one row per unit (output), one column per rater; an
-    optional first column named 'unit' holds unit ids. Only an empty cell is a missing rating.
-    Text category labels are allowed for nominal data: when any cell is text, all cells are
-    compared as text and coded in sorted order. The ordinal, interval and ratio levels and
-    weighted kappa need numbers. Cohen's kappa needs exactly two rater columns.
+    FILE is a CSV with a header row: one row per unit (output), one column per rater, and
+    optionally one column of unit ids: --unit-column NAME, else the first column when it is
+    named unit, id or ends in _id (answer_id). Rater names and unit ids must be unique. Only
+    an empty cell is a missing rating. Text category labels are allowed for nominal data: when
+    any cell is text, cells are compared as labels, numbers in one form (1 and 1.0 are one
+    label), coded in sorted order; a text-only column beside number-only ones is refused (unit
+    ids under another name?). The ordinal, interval and ratio levels and weighted kappa need
+    numbers. Cohen's kappa needs exactly two rater columns.
     """
     if level is not None and metric != "krippendorff" and level != "nominal":
         raise click.UsageError("--level applies to --metric krippendorff only")
@@ -354,6 +470,7 @@ def agreement_command(
     numeric_only = (metric == "krippendorff" and chosen_level != "nominal") or weights != "none"
     ratings = _read_ratings(
         file,
+        unit_column=unit_column,
         numeric_only=numeric_only,
         purpose=f"the {chosen_level} level"
         if metric == "krippendorff"

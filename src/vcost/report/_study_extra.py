@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from vcost.analysis.realism import MIN_RATINGS
 from vcost.analysis.study import StudyAnalysis
 from vcost.report._study_format import ci, count, est, fmt
 
@@ -219,7 +220,8 @@ def realism_sections(a: StudyAnalysis) -> list[Section]:
         "errors.",
         False: "Planted errors are not rated 1 point or more lower than natural ones: planted "
         "and natural errors are pooled.",
-        None: "The rule needs ratings of both planted and natural errors.",
+        None: f"Not decided: too few ratings (the rule needs at least {MIN_RATINGS} ratings "
+        "each of planted and natural errors, so that their means have intervals).",
     }[r.separate]
     text = (
         f"How likely is it that an AI wrote this exact answer (1-5)? Natural - planted: "

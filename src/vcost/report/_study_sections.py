@@ -183,7 +183,8 @@ def _delegation_sections(a: StudyAnalysis) -> list[Section]:
             "(a check not ending in an accept means redoing the task). Mean efforts over all "
             "attempts, timeouts at their limit; the correct-only saving takes the times from "
             "passed do attempts and correct verdicts only (secondary). Intervals: cluster "
-            "bootstrap over tasks with the few-cluster correction. Correct answers per hour "
+            "bootstrap over tasks with the few-cluster correction (for correct answers per "
+            "hour on the log scale: a rate cannot be negative). Correct answers per hour "
             f"(timed-out do attempts count as failures, in both): {per_hour}.",
             table,
         ),

@@ -47,7 +47,8 @@ DECLARED_CHOICES: tuple[tuple[str, str], ...] = (
     ("Ratio intervals", "cluster bootstrap over tasks (people fixed: claims are about the "
      "panel), standard error with the few-cluster correction t(G-1) x sqrt(G/(G-1)); per person "
      "and difficulty G is the tasks in that cell"),
-    ("Break-even and correct answers per hour", "the same task bootstrap and correction; no "
+    ("Break-even and correct answers per hour", "the same task bootstrap and correction, for "
+     "correct answers per hour on the log scale (delta method: a rate cannot be negative); no "
      "interval per task (a handful of attempts each)"),
     ("Proportions", "the spec's binomial interval (Clopper-Pearson by default) treating checks "
      "as independent; per-100 cells are a proportion's interval times a fixed count"),

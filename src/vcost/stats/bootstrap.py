@@ -26,7 +26,7 @@ import os
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -406,7 +406,12 @@ def percentile_interval(replicates: ArrayLike, *, alpha: float = 0.05) -> tuple[
 
 
 def cluster_t_interval(
-    replicates: ArrayLike, center: float, *, clusters: int, alpha: float = 0.05
+    replicates: ArrayLike,
+    center: float,
+    *,
+    clusters: int,
+    alpha: float = 0.05,
+    scale: Literal["linear", "log"] = "linear",
 ) -> tuple[float, float]:
     """Bootstrap-standard-error interval for a cluster bootstrap with few clusters ``G``:
     ``center +/- t(G - 1, 1 - alpha/2) * sd(replicates) * sqrt(G / (G - 1))``.
@@ -416,6 +421,15 @@ def cluster_t_interval(
     those of cluster-robust inference with few clusters (the CR1 factor and ``t(G - 1)``
     critical values, Cameron & Miller 2015, "A Practitioner's Guide to Cluster-Robust
     Inference", Sec. VI). NaN replicates are dropped.
+
+    ``scale="log"`` is for a quantity that cannot be negative (a rate, a time): the same
+    interval on the log scale, with the standard error carried there by the delta method
+    (``se(log x) = se(x) / x``): ``center * exp(+/- t * sd * sqrt(G / (G - 1)) / center)``.
+    Both ends are positive and the interval is the symmetric one to first order when the
+    standard error is small against the centre (the usual log-transformed, delta-method
+    interval of a positive parameter). It works where the log of the replicates would not (a
+    replicate of 0). A centre of 0 gives ``(0, nan)``: no
+    upper end can be derived on the log scale.
     """
     if not 0.0 < alpha < 1.0:
         raise StatsError(f"alpha must be in (0, 1), got {alpha}")
@@ -429,4 +443,12 @@ def cluster_t_interval(
 
     half = float(t.ppf(1.0 - alpha / 2.0, clusters - 1)) * float(x.std(ddof=1))
     half *= float(np.sqrt(clusters / (clusters - 1)))
+    if scale == "log":
+        if center < 0:
+            raise StatsError(f"scale='log' needs a centre of at least 0, got {center}")
+        if center == 0:
+            return (0.0, float("nan"))
+        with np.errstate(over="ignore"):  # a spread far beyond the centre: [0, inf]
+            factor = float(np.exp(half / center))
+        return (center / factor, center * factor)
     return (center - half, center + half)
