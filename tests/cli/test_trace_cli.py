@@ -247,3 +247,21 @@ def test_effort_clearly_over_the_tolerance_is_refused(
         f"episodes.csv: line 7: field 'effort': effort {float(effort):g} exceeds the budget "
         f"{float(budget):g} (by more than the 0.1% tolerance)"
     ) in result.output
+
+
+def test_a_byte_that_is_not_utf8_is_named_by_its_line(runner: CliRunner, tmp_path: Path) -> None:
+    """A Latin-1 'é' appended to answers.csv, early (within Python's first read) and past the
+    first 8 KB (read by Arrow, which named a 0-based column and no line): both times the
+    problem names the file and the line, and says to save it as UTF-8."""
+    text = (EXAMPLE_TRACE / "answers.csv").read_bytes()
+    filler = b"".join(b"x-a%05d,ex-t01,m,correct,model,natural,,\n" % i for i in range(400))
+    for name, body in (("early", text), ("late", text + filler)):
+        bad = tmp_path / name
+        shutil.copytree(EXAMPLE_TRACE, bad)
+        body += b"ex-bad,ex-t01,mod\xe9l,correct,model,natural,,\n"
+        (bad / "answers.csv").write_bytes(body)
+        result = runner.invoke(cli, ["trace", "check", str(bad)])
+        assert result.exit_code == 2, result.output
+        line = body.count(b"\n")
+        assert f"answers.csv: line {line}: not UTF-8 text" in result.output, result.output
+        assert "save the file as UTF-8" in result.output

@@ -52,12 +52,19 @@ def _find_files(directory: Path, problems: _Problems) -> dict[str, _Source]:
 
 def _read_csv(source: _Source, problems: _Problems) -> pd.DataFrame | None:
     assert source.path is not None
-    try:
-        with source.path.open(newline="", encoding="utf-8-sig") as handle:
-            header = next(csv.reader(handle), None)
+    raw = source.path.read_bytes()
+    try:  # the whole file, so the first bad byte is named by its line (Arrow names no line)
+        raw.decode("utf-8")
     except UnicodeDecodeError as error:
-        problems.add(source, f"not UTF-8 text ({error.reason})")
+        problems.add(
+            source,
+            f"not UTF-8 text ({error.reason}); save the file as UTF-8",
+            line=raw.count(b"\n", 0, error.start) + 1,
+        )
         return None
+    del raw
+    with source.path.open(newline="", encoding="utf-8-sig") as handle:
+        header = next(csv.reader(handle), None)
     if not header:
         problems.add(source, "empty file: expected a header line naming the columns")
         return None
