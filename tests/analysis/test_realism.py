@@ -190,3 +190,16 @@ def test_no_pooling_decision_from_too_few_ratings(tmp_path: Path) -> None:
     r = compare_realism(_ratings([4, 4], [4]), _answers())
     assert r.separate is None
     assert any("not decided: too few ratings" in n for n in r.notes)
+
+
+def test_intervals_stay_on_the_scale() -> None:
+    """Two ratings, 2 and 4: the t interval of their mean is 3 +- 12.706 * sqrt(2) / sqrt(2)
+    (t_{0.975, 1} = 12.706, from a t table) = [-9.7, 15.7], on a 1-5 scale; it is cut to [1, 5]
+    and the Welch difference to [-4, 4]; a narrow interval is left as it is."""
+    wide = compare_realism(_ratings([2, 4], [1, 5]), _answers())
+    planted = wide.kinds.set_index("kind").loc["planted"]
+    assert (planted["lower"], planted["upper"]) == (1.0, 5.0)
+    assert (wide.difference["lower"], wide.difference["upper"]) == (-4.0, 4.0)
+    narrow = compare_realism(_ratings([2, 3, 2, 3], [4, 5, 4, 5]), _answers())
+    kept = narrow.kinds.set_index("kind").loc["planted"]
+    assert 1.0 < kept["lower"] < kept["upper"] < 5.0

@@ -37,6 +37,8 @@ from vcost.errors import InputError
 __all__ = ["REALISM_SCALE", "REALISM_THRESHOLD", "RealismResult", "compare_realism"]
 
 REALISM_SCALE = "ai_written_1_5"
+SCALE_MIN, SCALE_MAX = 1.0, 5.0
+"""The realism scale's range: ratings outside it are refused, intervals cut to it."""
 REALISM_THRESHOLD = 1.0
 """Points on the 1-5 scale by which planted errors must trail natural ones to trigger the rule."""
 
@@ -78,7 +80,10 @@ def _kind(ground_truth: Any, source: Any) -> str | None:
 
 
 def _mean_interval(values: np.ndarray, alpha: float) -> tuple[float, float, float, float]:
-    """Mean, sd and the two-sided t interval (NaN where it is undefined)."""
+    """Mean, sd and the two-sided t interval (NaN where it is undefined), cut to the scale's
+    range: a mean of 1-5 ratings cannot leave [1, 5], and cutting an interval to the values
+    the parameter can take never lowers its coverage (2 ratings, 2 and 4: [-9.7, 15.7]
+    uncut)."""
     n = len(values)
     if n == 0:
         return (math.nan,) * 4
@@ -87,11 +92,12 @@ def _mean_interval(values: np.ndarray, alpha: float) -> tuple[float, float, floa
         return mean, math.nan, math.nan, math.nan
     sd = float(values.std(ddof=1))
     half = float(sps.t.ppf(1 - alpha / 2, n - 1)) * sd / math.sqrt(n)
-    return mean, sd, mean - half, mean + half
+    return mean, sd, max(SCALE_MIN, mean - half), min(SCALE_MAX, mean + half)
 
 
 def _welch(a: np.ndarray, b: np.ndarray, alpha: float) -> dict[str, float]:
-    """Difference mean(a) - mean(b) with a Welch t interval."""
+    """Difference mean(a) - mean(b) with a Welch t interval, cut to what a difference of two
+    means of the scale can be."""
     out = {"value": math.nan, "lower": math.nan, "upper": math.nan, "df": math.nan}
     if len(a) == 0 or len(b) == 0:
         return out
@@ -105,7 +111,9 @@ def _welch(a: np.ndarray, b: np.ndarray, alpha: float) -> dict[str, float]:
         return out
     df = (va + vb) ** 2 / (va**2 / (len(a) - 1) + vb**2 / (len(b) - 1))
     half = float(sps.t.ppf(1 - alpha / 2, df)) * se
-    out.update(lower=out["value"] - half, upper=out["value"] + half, df=float(df))
+    span = SCALE_MAX - SCALE_MIN  # a difference of two means of the scale: within +-4
+    lower, upper = max(-span, out["value"] - half), min(span, out["value"] + half)
+    out.update(lower=lower, upper=upper, df=float(df))
     return out
 
 
@@ -151,7 +159,7 @@ def _checked(ratings: pd.DataFrame, source: str) -> pd.DataFrame:
     if "scale" in frame:
         frame = frame[frame["scale"].astype(str) == REALISM_SCALE]
     values = pd.to_numeric(frame["value"], errors="coerce")
-    bad = values.isna() | (values < 1) | (values > 5)
+    bad = values.isna() | (values < SCALE_MIN) | (values > SCALE_MAX)
     if bad.any():
         row = int(np.flatnonzero(bad.to_numpy())[0])
         raise InputError(
