@@ -41,6 +41,7 @@ bench: $(STAMP)  ## every benchmark in bench/, each against its named baseline
 	$(BIN)/python bench/bench_judge.py
 	$(BIN)/python bench/bench_audit.py
 	$(BIN)/python bench/bench_harness.py
+	$(BIN)/python bench/bench_insert.py
 	$(BIN)/python bench/bench_analysis.py
 	$(BIN)/python bench/bench_executor.py
 
