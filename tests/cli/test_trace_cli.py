@@ -265,3 +265,17 @@ def test_a_byte_that_is_not_utf8_is_named_by_its_line(runner: CliRunner, tmp_pat
         line = body.count(b"\n")
         assert f"answers.csv: line {line}: not UTF-8 text" in result.output, result.output
         assert "save the file as UTF-8" in result.output
+
+
+def test_a_folder_named_like_a_table_file_is_a_problem(runner: CliRunner, tmp_path: Path) -> None:
+    """events.csv is optional: a folder by that name was skipped and the trace read as having
+    no events ("valid trace ... events 0"); answers.csv as a folder said "file missing". Each
+    is now named as a folder where the table's file belongs."""
+    for table in ("events", "answers"):
+        bad = tmp_path / table
+        shutil.copytree(EXAMPLE_TRACE, bad)
+        (bad / f"{table}.csv").unlink()
+        (bad / f"{table}.csv").mkdir()
+        result = runner.invoke(cli, ["trace", "check", str(bad)])
+        assert result.exit_code == 2, result.output
+        assert f"{table}.csv: is a folder, not a file" in result.output

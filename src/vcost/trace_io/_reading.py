@@ -25,6 +25,10 @@ from vcost.trace_io._validation import _Validator
 
 def _find_files(directory: Path, problems: _Problems) -> dict[str, _Source]:
     present = {p.name for p in directory.iterdir() if p.is_file()}
+    for table in TABLES:  # a folder under a table's file name is not the table, nor nothing
+        for fmt in _FORMATS:
+            if (directory / f"{table}.{fmt}").is_dir():
+                problems.add(f"{table}.{fmt}", "is a folder, not a file: put the table's file here")
     sources: dict[str, _Source] = {}
     for table in TABLES:
         found = [fmt for fmt in _FORMATS if f"{table}.{fmt}" in present]
