@@ -347,6 +347,9 @@ def test_unknown_outcome_message(trace_dir: Path) -> None:
         ("events", "ex-v02", {"episode_id": "ex-e99"}, "episode_id", "unknown episode 'ex-e99'"),
         ("events", "ex-v02", {"offset_ms": "-5"}, "offset_ms", "must not be negative"),
         ("events", "ex-v02", {"payload": "{not json"}, "payload", "expected a JSON object"),
+        # a key twice: a JSON parser keeps one value silently, so the other would be lost
+        ("verifiers", "ex-p05", {"extra": '{"a": 1, "a": 2}'}, "extra", "(each key once)"),
+        ("events", "ex-v02", {"payload": '{"n": {"k": 1, "k": 1}}'}, "payload", "each key once"),
         ("events", "ex-v02", {"at": ""}, "at", "empty required value"),
     ],
 )

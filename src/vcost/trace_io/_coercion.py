@@ -185,10 +185,11 @@ def _one_datetime(value: object) -> pd.Timestamp | None:
 
 
 def _canonical_json(value: object) -> str | None:
-    """Canonical text of a JSON object, or ``None`` when ``value`` is not one."""
+    """Canonical text of a JSON object, or ``None`` when ``value`` is not one (text with a key
+    twice in one object is not: a parser keeps one of the two silently)."""
     if isinstance(value, str):
         try:
-            value = json.loads(value, parse_constant=_no_constant)
+            value = json.loads(value, parse_constant=_no_constant, object_pairs_hook=_each_key_once)
         except ValueError:
             return None
     if not isinstance(value, dict):
@@ -203,6 +204,13 @@ def _canonical_json(value: object) -> str | None:
 
 def _no_constant(name: str) -> object:
     raise ValueError(f"{name} is not valid JSON")
+
+
+def _each_key_once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found = dict(pairs)
+    if len(found) != len(pairs):
+        raise ValueError("a key appears twice in one object")
+    return found
 
 
 def _as_json(raw: pd.Series[Any]) -> tuple[pd.Series[Any], _Mask]:

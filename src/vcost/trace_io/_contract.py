@@ -72,7 +72,7 @@ _TYPE_WORDS = {
     "float": "a number",
     "bool": "true or false",
     "datetime": "an ISO 8601 date-time",
-    "json": "a JSON object",
+    "json": "a JSON object (each key once)",
 }
 
 
