@@ -52,9 +52,9 @@ from vcost.reliability._exploit import (
     Feedback,
     ScriptedAttacker,
     exploit_audit,
-    read_exploit_audit,
     worked_examples,
 )
+from vcost.reliability._exploit_file import read_exploit_audit
 from vcost.reliability._families import (
     FamilyBias,
     FamilyComparison,

@@ -33,8 +33,8 @@ from typing import Any
 from vcost._ast import locked_parse as _parse
 from vcost.answers import extract_code
 from vcost.models import ModelClient, ModelConfig
-from vcost.reliability._exploit import Candidate, Feedback
 from vcost.reliability._gold import GoldItem
+from vcost.reliability._strategies import Candidate, Feedback
 from vcost.reliability._verifiers import Verifier, VerifierIdentity
 from vcost.tasks import CodeTask, Task
 
