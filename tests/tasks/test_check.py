@@ -159,3 +159,23 @@ def test_list_shows_tasks(name: str) -> None:
     result = CliRunner().invoke(cli, ["tasks", "list", "--json"])
     assert result.exit_code == 0
     assert name in {row["id"] for row in json.loads(result.output)}
+
+
+def test_a_folder_without_tasks_is_not_an_ok_bank(tmp_path: Path) -> None:
+    """A mistyped bank path that exists: `tasks check` said "OK ...: 0 code tasks, 0 data
+    tasks" and `tasks list` printed an empty table, both with exit 0. Both now refuse it,
+    naming the folder and what a bank is; a folder whose subfolders are not tasks still gets
+    `tasks check`'s list of what is wrong with each."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    for command in ("check", "list"):
+        result = CliRunner().invoke(cli, ["tasks", command, str(empty)])
+        assert result.exit_code == 2, result.output
+        assert "no task here" in result.output
+        assert str(empty) in result.output
+    (empty / "notes").mkdir()
+    listed = CliRunner().invoke(cli, ["tasks", "list", str(empty)])
+    assert listed.exit_code == 2
+    checked = CliRunner().invoke(cli, ["tasks", "check", str(empty)])
+    assert checked.exit_code == 2
+    assert "notes" in checked.output

@@ -14,6 +14,9 @@ from vcost.cli.tasks_humaneval_cmd import import_humaneval_cmd
 from vcost.errors import InputError
 from vcost.tasks import BUNDLED_BANK, CodeTask, check_bank, load_bank
 
+_NO_TASK = "no task here: a bank is a folder of task folders, each holding a task.toml"
+_NO_TASK_HINT = "check the path; `vcost tasks check BANK` names what is wrong with each folder"
+
 
 def _bank(path: Path | None) -> Path:
     return path if path is not None else BUNDLED_BANK
@@ -39,6 +42,8 @@ def check(bank: Path | None, as_json: bool) -> None:
     """
     root = _bank(bank)
     folders = [p for p in root.iterdir() if p.is_dir()] if root.is_dir() else []
+    if root.is_dir() and not folders:
+        raise InputError(_NO_TASK, source=root, hint=_NO_TASK_HINT)
     with Progress(transient=True, disable=as_json) as bar:
         job = bar.add_task("checking tasks", total=len(folders))
         result = check_bank(root, progress=lambda _name: bar.advance(job))
@@ -77,6 +82,8 @@ def check(bank: Path | None, as_json: bool) -> None:
 def list_tasks(bank: Path | None, as_json: bool) -> None:
     """List the tasks of a bank with difficulty, role, skill and test counts."""
     loaded = load_bank(_bank(bank))
+    if not loaded:
+        raise InputError(_NO_TASK, source=_bank(bank), hint=_NO_TASK_HINT)
     rows = [
         {
             "id": t.id,
