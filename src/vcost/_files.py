@@ -24,7 +24,7 @@ def read_utf8(path: Path) -> str:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         raise InputError(
-            f"not UTF-8 text ({error.reason})",
+            f"not UTF-8 text: byte 0x{data[error.start]:02x} ({error.reason})",
             source=path,
             line=data.count(b"\n", 0, error.start) + 1,
             hint="save the file as UTF-8",

@@ -103,15 +103,11 @@ def _difficulty(path: Path | None) -> pd.Series | None:
 
 def _difficulty_csv(path: Path) -> pd.Series:
     """The task_id,difficulty CSV, each row checked (module doc of the analysis: labels)."""
+    from vcost._files import read_utf8
     from vcost.analysis._attempts import DIFFICULTY_ORDER
 
     accepted = ", ".join(DIFFICULTY_ORDER)
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError as error:
-        line = path.read_bytes()[: error.start].count(b"\n") + 1
-        raise InputError(f"not UTF-8 text ({error.reason})", source=path, line=line,
-                         hint="save the labels as UTF-8 CSV") from error  # fmt: skip
+    text = read_utf8(path)
     if not text.strip():
         raise InputError("the file is empty: it needs the header task_id,difficulty and one row "
                          "per task of the trace", source=path,

@@ -6,7 +6,6 @@ Thin wrappers over :mod:`vcost.stats`; ``--json`` prints the numbers as one JSON
 
 from __future__ import annotations
 
-import codecs
 import csv
 import io
 import json
@@ -22,6 +21,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from vcost._files import read_utf8
 from vcost.errors import InputError, StatsError
 from vcost.stats import (
     classify_vce,
@@ -241,24 +241,6 @@ def _unit_index(header: list[str], unit_column: str | None, path: Path) -> int |
     return 0 if name in _UNIT_HEADERS or name.endswith("_id") else None
 
 
-def _decode(path: Path) -> str:
-    """The file as text; a byte that is not UTF-8 is named with its own line."""
-    try:
-        data = path.read_bytes()
-    except OSError as error:
-        raise InputError(f"cannot read the file: {error.strerror}", source=path) from None
-    data = data.removeprefix(codecs.BOM_UTF8)
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise InputError(
-            f"not UTF-8 text: byte 0x{data[error.start]:02x} ({error.reason})",
-            source=path,
-            line=data[: error.start].count(b"\n") + 1,
-            hint="save the file as UTF-8 CSV",
-        ) from None
-
-
 def _number(cell: str) -> float | None:
     try:
         number = float(cell)
@@ -281,7 +263,7 @@ def _read_ratings(
     """Read a units x raters CSV (the agreement command's doc): header row, the unit-id column
     (``unit_column``, else a first column named ``unit``, ``id`` or ``*_id``), one column per
     rater, empty cell = missing. Rater names and unit ids must be unique."""
-    reader = csv.reader(io.StringIO(_decode(path), newline=""))
+    reader = csv.reader(io.StringIO(read_utf8(path), newline=""))
     try:
         header = [cell.strip() for cell in next(reader)]
     except StopIteration:
