@@ -39,8 +39,9 @@ from vcost.stats.bootstrap import cluster_t_interval, cluster_weights
 __all__ = ["break_even_by", "break_even_tasks", "correct_per_hour", "person_break_even"]
 
 _NAN = float("nan")
-_POSITIVE = ("do_time", "check_time", "delegation_time", "doing_per_hour", "delegating_per_hour")
-"""Numbers that cannot be negative: their intervals are taken on the log scale (module doc)."""
+_PER_HOUR = ("doing_per_hour", "delegating_per_hour")
+"""Correct answers per hour: never negative, so their intervals are taken on the log scale
+(module doc)."""
 
 
 def _columns(att: pd.DataFrame) -> dict[str, np.ndarray]:
@@ -106,7 +107,7 @@ def _estimates(
     sums = cluster_weights(att["task_id"].to_numpy(), reps=reps, seed=rng) @ x
     boot = _stats({n: sums[:, i] for i, n in enumerate(names)})
     for key, value in point.items():
-        log = key in _POSITIVE and bool(np.isfinite(value)) and value >= 0
+        log = key in _PER_HOUR and bool(np.isfinite(value)) and value >= 0
         lo, hi = cluster_t_interval(boot[key], float(value), clusters=tasks, alpha=alpha,
                                     scale="log" if log else "linear")  # fmt: skip
         out[key] = (float(value), lo, hi)
