@@ -159,8 +159,11 @@ def read_answers(path: str | Path) -> list[Answer]:
     return answers
 
 
-def check_task_ids(answers: Sequence[Answer], tasks: Sequence[Task], source: Path) -> None:
-    """Every answer names a task of the bank; else an error naming the file and line."""
+def check_task_ids(
+    answers: Sequence[Answer], tasks: Iterable[Task], source: Path | None = None
+) -> None:
+    """Every answer names a task of the bank; else an error naming the answer (and, given the
+    answers' ``source`` file, the file and line)."""
     known = {t.id for t in tasks}
     for a in answers:
         if a.task_id not in known:
@@ -168,7 +171,7 @@ def check_task_ids(answers: Sequence[Answer], tasks: Sequence[Task], source: Pat
                 f"answer '{a.answer_id}' names unknown task '{a.task_id}'"
                 + ("" if known else " (the bank holds no task at all)"),
                 source=source,
-                line=a.line,
+                line=a.line or None,
                 field="task_id",
                 hint="grade against the bank it was written for",
             )
@@ -426,13 +429,7 @@ def grade_answers(
     the calling thread as each grade arrives.
     """
     by_id = {t.id: t for t in tasks}
-    for a in answers:
-        if a.task_id not in by_id:
-            raise InputError(
-                f"answer '{a.answer_id}' names unknown task '{a.task_id}'",
-                field="task_id",
-                hint="grade against the bank it was written for",
-            )
+    check_task_ids(answers, by_id.values())
     with contextlib.ExitStack() as stack:
         if executor is None:
             executor = stack.enter_context(LocalExecutor(workers))
