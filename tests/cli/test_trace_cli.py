@@ -279,3 +279,17 @@ def test_a_folder_named_like_a_table_file_is_a_problem(runner: CliRunner, tmp_pa
         result = runner.invoke(cli, ["trace", "check", str(bad)])
         assert result.exit_code == 2, result.output
         assert f"{table}.csv: is a folder, not a file" in result.output
+
+
+def test_a_trace_csv_saved_with_a_byte_order_mark_reads_as_without(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    """A spreadsheet's UTF-8 CSV starts with a byte-order mark: the table reads the same."""
+    bom = tmp_path / "bom"
+    shutil.copytree(EXAMPLE_TRACE, bom)
+    for table in ("answers", "episodes"):
+        path = bom / f"{table}.csv"
+        path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    result = runner.invoke(cli, ["trace", "check", str(bom)])
+    assert result.exit_code == 0, result.output
+    assert_trace_equal(read_trace(bom), read_trace(EXAMPLE_TRACE))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import difflib
+import io
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -56,9 +57,9 @@ def _find_files(directory: Path, problems: _Problems) -> dict[str, _Source]:
 
 def _read_csv(source: _Source, problems: _Problems) -> pd.DataFrame | None:
     assert source.path is not None
-    raw = source.path.read_bytes()
+    raw = source.path.read_bytes()  # read once: checked here, parsed by Arrow below
     try:  # the whole file, so the first bad byte is named by its line (Arrow names no line)
-        raw.decode("utf-8")
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
         problems.add(
             source,
@@ -66,9 +67,8 @@ def _read_csv(source: _Source, problems: _Problems) -> pd.DataFrame | None:
             line=raw.count(b"\n", 0, error.start) + 1,
         )
         return None
-    del raw
-    with source.path.open(newline="", encoding="utf-8-sig") as handle:
-        header = next(csv.reader(handle), None)
+    header = next(csv.reader(io.StringIO(text.removeprefix("\ufeff"), newline="")), None)
+    del text
     if not header:
         problems.add(source, "empty file: expected a header line naming the columns")
         return None
@@ -85,7 +85,7 @@ def _read_csv(source: _Source, problems: _Problems) -> pd.DataFrame | None:
 
     try:
         table = pacsv.read_csv(
-            source.path,
+            pa.BufferReader(raw),
             parse_options=pacsv.ParseOptions(newlines_in_values=True, invalid_row_handler=skip),
             convert_options=pacsv.ConvertOptions(
                 column_types={name: pa.string() for name in header},
